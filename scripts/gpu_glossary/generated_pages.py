@@ -1,0 +1,55 @@
+"""The pages the site generates in each language: the A–Z index and the terminology table."""
+
+from __future__ import annotations
+
+from .glossary import SOURCE_LANG, Glossary
+from .i18n import strings
+from .terminology import Terminology
+
+
+def _front_matter(title: str, summary: str) -> str:
+    import yaml
+
+    return "---\n" + yaml.safe_dump({"title": title, "summary": summary}, allow_unicode=True, sort_keys=False) + "---\n\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def index_page(glossary: Glossary, lang: str) -> str:
+    """Markdown of the A–Z index: terms grouped by the first letter of their English title."""
+    words = strings(lang)
+    entries = []
+    for page in glossary.term_pages(lang):
+        english = glossary.page(SOURCE_LANG, page.rel) or page
+        key = english.title or page.slug
+        label = page.title or key
+        if lang != SOURCE_LANG and english.title and english.title != label:
+            label = f"{label}（{english.title}）"
+        entries.append((key.casefold(), key, label, page))
+    entries.sort()
+    out = [_front_matter(words["index_title"], words["index_summary"]), words["index_intro"], "\n"]
+    letter = None
+    for _, key, label, page in entries:
+        first = key[0].upper() if key[0].isalpha() else "#"
+        if first != letter:
+            letter = first
+            anchor = first.lower() if first.isalpha() else "other"
+            out.append(f"\n## {first} {{#{anchor}}}\n\n")
+        abbreviation = f" ({page.abbreviation})" if page.abbreviation and page.abbreviation not in label else ""
+        out.append(f"- **[{label}]({page.rel})**{abbreviation}: {page.summary}\n")
+    return "".join(out)
+
+
+def terminology_page(terminology: Terminology, lang: str) -> str:
+    """Markdown of the English↔Chinese terminology table."""
+    words = strings(lang)
+    english, chinese, avoid = words["terminology_columns"]
+    out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
+    out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
+    for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
+        out.append(f"| {_escape(term.en)} | {_escape(term.zh)} | {_escape('、'.join(term.avoid))} |\n")
+    out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")
+    out.append(", ".join(f"`{name}`" for name in terminology.keep_english) + "\n")
+    return "".join(out)

@@ -1,0 +1,327 @@
+"""The page model: one Markdown term page, its front matter and what its body contains.
+
+Every tool (checker, MkDocs plugin, translator, image step) reads pages through this
+module, so a page is parsed one way everywhere. Parsing never raises: problems are
+collected on the page with their line numbers, so a malformed page gives a message,
+not a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import frontmatter
+import yaml
+
+SECTIONS = ("device-hardware", "device-software", "host-software", "perf")
+SOURCE_HASH_KEY = "source_hash"
+
+_yaml_handler = frontmatter.YAMLHandler()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a file, located to a line."""
+
+    path: str
+    line: int
+    severity: str  # "error" or "warning"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.severity}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fenced code block: `line` is the opening fence, `code` the text between fences."""
+
+    line: int
+    lang: str
+    info: str
+    code: str
+    indent: str
+    marker: str  # the HTML comment directly above the fence, e.g. "nvcc: skip", or ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A Markdown link or image: `target` as written, `text` is the link text or alt."""
+
+    line: int
+    target: str
+    text: str
+    is_image: bool
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int
+    level: int
+    text: str
+    id: str
+    explicit_id: bool
+
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)[ \t]*#*[ \t]*$")
+_HEADING_ID = re.compile(r"[ \t]*\{[^}]*?#(?P<id>[A-Za-z0-9_:.-]+)[^}]*\}[ \t]*$")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_LINK = re.compile(
+    r"(?P<bang>!?)\[(?P<text>(?:[^\[\]]|\[[^\[\]]*\])*)\]"
+    r"\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+)
+_REF_DEF = re.compile(r"^[ \t]{0,3}\[(?P<label>[^\]]+)\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t]+.*)?$")
+_HTML_COMMENT_MARKER = re.compile(r"^[ \t]*<!--\s*(?P<marker>.*?)\s*-->[ \t]*$")
+
+
+def source_hash(text: str) -> str:
+    """Hash of an English page as a Chinese page records it (line endings normalised)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()[:16]
+
+
+def fence_lang(info: str) -> str:
+    """The language of a fence from its info string: `cuda`, `{.cuda}`, `cuda title="x"`."""
+    info = info.strip()
+    if info.startswith("{"):
+        match = re.search(r"\.([\w+-]+)", info)
+        return match.group(1) if match else ""
+    return info.split()[0] if info else ""
+
+
+def mask_inline_code(line: str) -> str:
+    """Replace inline code spans by spaces, so nothing inside them is read as a link or HTML."""
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def slugify_heading(text: str) -> str:
+    """The id Python-Markdown's toc extension gives a heading without an explicit id."""
+    from markdown.extensions.toc import slugify
+
+    plain = re.sub(r"<[^>]+>", "", _INLINE_CODE.sub(lambda m: m.group(0).strip("`"), text))
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", plain)
+    return slugify(plain, "-")
+
+
+@dataclass
+class Page:
+    """A glossary page: `rel` is its path inside its language folder, e.g. `perf/occupancy.md`."""
+
+    path: Path
+    display_path: str
+    rel: str
+    lang: str
+    text: str = ""
+    meta: dict = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1
+    problems: list[Problem] = field(default_factory=list)
+    meta_lines: dict[str, int] = field(default_factory=dict)
+
+    # -- identity -----------------------------------------------------------------
+    @property
+    def section(self) -> str | None:
+        parts = self.rel.split("/")
+        return parts[0] if len(parts) > 1 else None
+
+    @property
+    def slug(self) -> str:
+        return self.rel.rsplit("/", 1)[-1].removesuffix(".md")
+
+    @property
+    def is_index(self) -> bool:
+        return self.slug == "index"
+
+    @property
+    def title(self) -> str:
+        value = self.meta.get("title")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def summary(self) -> str:
+        value = self.meta.get("summary")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def abbreviation(self) -> str:
+        value = self.meta.get("abbreviation")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def recorded_source_hash(self) -> str:
+        value = self.meta.get(SOURCE_HASH_KEY)
+        return str(value) if value is not None else ""
+
+    def problem(self, line: int, message: str, severity: str = "error") -> Problem:
+        return Problem(self.display_path, line, severity, message)
+
+    # -- body structure -----------------------------------------------------------
+    def body_lines(self):
+        """Yield (line_number, line, in_code) for each body line; fences count as code."""
+        fence = None
+        for offset, line in enumerate(self.body.split("\n")):
+            number = self.body_line + offset
+            if fence is None:
+                match = _FENCE_OPEN.match(line)
+                if match:
+                    fence = match.group("fence")
+                    yield number, line, True
+                    continue
+                yield number, line, False
+            else:
+                stripped = line.strip()
+                if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+                    fence = None
+                yield number, line, True
+
+    def prose_lines(self):
+        """Yield (line_number, line) for lines outside code, with inline code masked."""
+        for number, line, in_code in self.body_lines():
+            if not in_code:
+                yield number, mask_inline_code(line)
+
+    def fences(self) -> list[Fence]:
+        result = []
+        lines = self.body.split("\n")
+        index = 0
+        while index < len(lines):
+            match = _FENCE_OPEN.match(lines[index])
+            if not match:
+                index += 1
+                continue
+            marker_char, length = match.group("fence")[0], len(match.group("fence"))
+            start = index
+            index += 1
+            code_lines = []
+            while index < len(lines):
+                stripped = lines[index].strip()
+                if stripped.startswith(marker_char * length) and set(stripped) == {marker_char}:
+                    break
+                code_lines.append(lines[index])
+                index += 1
+            indent = match.group("indent")
+            code = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in code_lines)
+            above = _HTML_COMMENT_MARKER.match(lines[start - 1]) if start > 0 else None
+            result.append(Fence(
+                line=self.body_line + start,
+                lang=fence_lang(match.group("info")),
+                info=match.group("info").strip(),
+                code=code,
+                indent=indent,
+                marker=above.group("marker") if above else "",
+            ))
+            index += 1
+        return result
+
+    def links(self) -> list[Link]:
+        """Inline links and images, and reference definitions, outside code."""
+        result = []
+        for number, line in self.prose_lines():
+            for match in _LINK.finditer(line):
+                result.append(Link(number, match.group("target"), match.group("text"),
+                                   bool(match.group("bang"))))
+            ref = _REF_DEF.match(line)
+            if ref:
+                result.append(Link(number, ref.group("target"), ref.group("label"), False))
+        return result
+
+    def headings(self) -> list[Heading]:
+        result = []
+        seen: set[str] = set()
+        for number, line, in_code in self.body_lines():
+            if in_code:
+                continue
+            match = _HEADING.match(line)
+            if not match:
+                continue
+            text = match.group("text")
+            id_match = _HEADING_ID.search(text)
+            if id_match:
+                heading_id, explicit = id_match.group("id"), True
+                text = text[: id_match.start()].rstrip()
+            else:
+                heading_id, explicit = slugify_heading(text), False
+                base, counter = heading_id, 1
+                while heading_id in seen:
+                    heading_id = f"{base}_{counter}"
+                    counter += 1
+            seen.add(heading_id)
+            result.append(Heading(number, len(match.group("hashes")), text, heading_id, explicit))
+        return result
+
+    def anchors(self) -> set[str]:
+        return {heading.id for heading in self.headings()}
+
+
+def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
+    lines = {}
+    for offset, line in enumerate(front.split("\n")):
+        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
+        if match:
+            lines.setdefault(match.group(1), first_line + offset)
+    return lines
+
+
+def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) -> Page:
+    """Parse a page's text; never raises. Problems land in `page.problems`."""
+    page = Page(path=path, display_path=display_path, rel=rel, lang=lang, text=text)
+    normalized = text.replace("\r\n", "\n")
+    if not _yaml_handler.detect(normalized):
+        page.body = normalized
+        page.problems.append(page.problem(1, "no front matter: the page must start with a '---' block holding title and summary"))
+        return page
+    try:
+        front, content = _yaml_handler.split(normalized)
+    except ValueError:
+        page.body = normalized
+        page.problems.append(page.problem(1, "front matter is not closed: add a '---' line after it"))
+        return page
+    page.body_line = normalized[: len(normalized) - len(content)].count("\n") + 1
+    page.body = content
+    # The body starts right after the closing '---' line; its first line is that line's rest.
+    if page.body.startswith("\n"):
+        page.body = page.body[1:]
+        page.body_line += 1
+    page.meta_lines = _meta_key_lines(front, 2)
+    try:
+        meta = _yaml_handler.load(front)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 2 + mark.line if mark is not None else 1
+        reason = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        page.problems.append(page.problem(line, f"front matter is not valid YAML: {reason}"))
+        return page
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        page.problems.append(page.problem(2, "front matter must be a mapping of keys (title: ..., summary: ...)"))
+        return page
+    page.meta = meta
+    for key in ("title", "summary"):
+        value = meta.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            page.problems.append(page.problem(page.meta_lines.get(key, 1), f"front matter lacks '{key}'"))
+        elif not isinstance(value, str):
+            page.problems.append(page.problem(page.meta_lines.get(key, 1), f"front matter '{key}' must be text"))
+    return page
+
+
+def read_page(path: Path, root: Path, lang_dir: Path, lang: str) -> Page:
+    """Read and parse a page file; an unreadable or non-UTF-8 file becomes a problem."""
+    display = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    rel = path.relative_to(lang_dir).as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        page = Page(path=path, display_path=display, rel=rel, lang=lang)
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        page.problems.append(page.problem(line, "file is not valid UTF-8"))
+        return page
+    except OSError as exc:
+        page = Page(path=path, display_path=display, rel=rel, lang=lang)
+        page.problems.append(page.problem(1, f"cannot read file: {exc.strerror}"))
+        return page
+    return parse_page(text, path, display, rel, lang)
