@@ -1,0 +1,88 @@
+"""Shared fixtures: a copy of the project to break, the built site served on 127.0.0.1, Chromium."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpu_glossary.build import build_site
+from gpu_glossary.serve import serve_in_background
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update"]
+
+
+def copy_project(target: Path) -> Path:
+    """A throwaway copy of everything a build or check reads."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in PROJECT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name)
+        else:
+            shutil.copy2(source, target / name)
+    return target
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project(tmp_path / "project")
+
+
+class ServedSite:
+    def __init__(self, server, site_dir: Path):
+        self.server = server
+        self.dir = site_dir
+        self.url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    def page_urls(self, lang_prefix: str = "") -> list[str]:
+        """Every page of one language, from its sitemap."""
+        import re
+
+        sitemap = (self.dir / lang_prefix / "sitemap.xml").read_text(encoding="utf-8")
+        return re.findall(r"<loc>([^<]+)</loc>", sitemap)
+
+
+def serve_built(root: Path, site_dir: Path) -> ServedSite:
+    site_dir.mkdir(parents=True, exist_ok=True)
+    server = serve_in_background(site_dir)
+    served = ServedSite(server, site_dir)
+    build_site(root, site_dir=site_dir, site_url=served.url)
+    return served
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> ServedSite:
+    """The real glossary, built for and served on 127.0.0.1."""
+    served = serve_built(ROOT, tmp_path_factory.mktemp("site") / "site")
+    yield served
+    served.server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def fixture_site(tmp_path_factory) -> ServedSite:
+    """The glossary with one Chinese page removed (untranslated) and one English page edited (stale)."""
+    root = copy_project(tmp_path_factory.mktemp("fixture") / "project")
+    (root / "glossary/zh/perf/occupancy.md").unlink()
+    english = root / "glossary/en/device-software/warp.md"
+    english.write_text(english.read_text(encoding="utf-8") + "\nAn added English sentence.\n", encoding="utf-8")
+    served = serve_built(root, root / "site")
+    yield served
+    served.server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.fail("Chromium is not installed: run `make test`, which installs Debian's chromium package")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()

@@ -1,0 +1,181 @@
+"""Each mistake `gpu-glossary check` must catch, made in a copy of the real glossary."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_glossary.check import github_annotation, run_check
+from gpu_glossary.cli import with_source_hash
+from gpu_glossary.glossary import load_glossary
+
+ROOT = Path(__file__).resolve().parents[1]
+WARP_EN = "glossary/en/device-software/warp.md"
+WARP_ZH = "glossary/zh/device-software/warp.md"
+
+
+def errors(project: Path) -> list[str]:
+    return [str(p) for p in run_check(project) if p.severity == "error"]
+
+
+def page(body: str, title: str = "Test term", summary: str = "A test.") -> str:
+    return f"---\ntitle: {title}\nsummary: {summary}\n---\n\n{body}\n"
+
+
+def add_page(project: Path, rel: str, text: str, nav: bool = True) -> None:
+    (project / rel).parent.mkdir(parents=True, exist_ok=True)
+    (project / rel).write_text(text, encoding="utf-8")
+    if nav:
+        lang_rel = rel.split("/", 2)[2]
+        config = project / "mkdocs.yml"
+        config.write_text(config.read_text(encoding="utf-8").replace("  - terms.md\n", f"  - {lang_rel}\n  - terms.md\n"), encoding="utf-8")
+
+
+def test_the_real_glossary_has_no_errors():
+    assert errors(ROOT) == []
+
+
+def test_front_matter_that_does_not_parse_names_file_and_line(project):
+    add_page(project, "glossary/en/perf/broken.md", "---\ntitle: Broken\nsummary: a: b: c\n---\nbody\n")
+    assert any(e.startswith("glossary/en/perf/broken.md:3: error: front matter is not valid YAML") for e in errors(project))
+
+
+def test_missing_title_or_summary(project):
+    add_page(project, "glossary/en/perf/untitled.md", "---\nsummary: s\n---\nbody\n")
+    assert "glossary/en/perf/untitled.md:1: error: front matter lacks 'title'" in errors(project)
+
+
+def test_page_outside_sections_and_missing_from_nav(project):
+    add_page(project, "glossary/en/misc/stray.md", page(""), nav=False)
+    found = errors(project)
+    assert any("glossary/en/misc/stray.md:1: error: page is outside the four sections" in e for e in found)
+    assert any("glossary/en/misc/stray.md:1: error: page is missing from the navigation" in e for e in found)
+
+
+def test_duplicate_slug_and_title(project):
+    add_page(project, "glossary/en/perf/warp.md", page("text", title="Warp"))
+    found = errors(project)
+    assert any("duplicate slug 'warp'" in e for e in found)
+    assert any("duplicate title 'Warp'" in e for e in found)
+
+
+def test_broken_link_and_anchor_name_the_line(project):
+    add_page(project, "glossary/en/perf/links.md", page(
+        "See [warp](../device-software/warp.md#no-such-anchor).\n\n[gone](nowhere.md)\n\n[abs](/perf/occupancy.md)"))
+    found = errors(project)
+    assert any(e.startswith("glossary/en/perf/links.md:6: error: anchor '#no-such-anchor' does not exist") for e in found)
+    assert any(e.startswith("glossary/en/perf/links.md:8: error: link 'nowhere.md' points at perf/nowhere.md") for e in found)
+    assert any(e.startswith("glossary/en/perf/links.md:10: error: site-absolute link") for e in found)
+
+
+def test_link_into_untranslated_page_resolves_in_chinese(project):
+    """A Chinese link to a page with no translation is fine: the site shows the English page."""
+    (project / "glossary/zh/perf/occupancy.md").unlink()
+    assert not any("occupancy" in e for e in errors(project))
+
+
+def test_missing_image_and_missing_alt(project):
+    (project / "glossary/images").mkdir(exist_ok=True)
+    (project / "glossary/images/real.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
+    add_page(project, "glossary/en/perf/pictures.md", page(
+        "![](../images/real.svg)\n\n![A chart](../images/missing.svg)\n\n![Remote](https://example.com/x.png)"))
+    found = errors(project)
+    assert any(e.startswith("glossary/en/perf/pictures.md:6: error: image '../images/real.svg' has no alt text") for e in found)
+    assert any(e.startswith("glossary/en/perf/pictures.md:8: error: image '../images/missing.svg' does not exist") for e in found)
+    assert any(e.startswith("glossary/en/perf/pictures.md:10: error: remote image") for e in found)
+
+
+@pytest.mark.parametrize("html, message", [
+    ("<script>alert(1)</script>", "raw <script>"),
+    ("<iframe src='x'></iframe>", "raw <iframe>"),
+    ("<style>p{}</style>", "raw <style>"),
+    ('<span onclick="x()">hi</span>', "event attribute"),
+    ("[click](javascript:alert(1))", "javascript: URL"),
+])
+def test_raw_html_is_rejected_outside_code(project, html, message):
+    add_page(project, "glossary/en/perf/html.md", page(f"Text.\n\n{html}\n\n```html\n<script>fine in code</script>\n```"))
+    found = [e for e in errors(project) if "perf/html.md" in e]
+    assert any(":8: error:" in e and message in e for e in found), found
+    assert not any(":11:" in e for e in found)
+
+
+def test_code_fence_without_language(project):
+    add_page(project, "glossary/en/perf/fence.md", page("```\nplain\n```"))
+    assert any(e.startswith("glossary/en/perf/fence.md:6: error: code fence has no language") for e in errors(project))
+
+
+def test_missing_and_stale_translations_are_warnings(project):
+    (project / "glossary/zh/perf/occupancy.md").unlink()
+    english = project / WARP_EN
+    english.write_text(english.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    problems = [str(p) for p in run_check(project)]
+    assert "glossary/en/perf/occupancy.md:1: warning: no zh translation: glossary/zh/perf/occupancy.md is missing" in problems
+    assert any(p.startswith(f"{WARP_ZH}:") and ": warning: translation may be out of date: " + WARP_EN in p for p in problems)
+    assert errors(project) == []
+
+
+def test_avoided_chinese_variant(project):
+    path = project / WARP_ZH
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    body_line = next(i for i, l in enumerate(lines) if l and not l.startswith(("---", "title", "summary", "abbreviation", "aliases", "source_hash")) and i > 3)
+    lines[body_line] = lines[body_line] + "每个经线有 32 个线程。"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert f"{WARP_ZH}:{body_line + 1}: error: '经线' is a variant the terminology file avoids: write '线程束' (warp)" in errors(project)
+
+
+def test_chinese_page_without_english_page(project):
+    add_page(project, "glossary/zh/perf/orphan.md", page("孤立的页面。"), nav=False)
+    assert any("glossary/zh/perf/orphan.md:1: error: no English page" in e for e in errors(project))
+
+
+@pytest.mark.parametrize("content", [
+    b"\xff\xfe\x00garbage",
+    b"---\n: : :\n---\n",
+    b"---\n- just\n- a list\n---\nbody\n",
+    b"---\ntitle: unterminated\n",
+    b"",
+    b"---\ntitle: !!python/object:os.system x\nsummary: s\n---\n",
+])
+def test_malformed_pages_never_crash_the_cli(project, content):
+    target = project / "glossary/en/perf/malformed.md"
+    target.write_bytes(content)
+    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "glossary/en/perf/malformed.md:" in result.stdout
+
+
+def test_cli_exit_codes_and_github_annotations(project):
+    ok = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout
+    add_page(project, "glossary/en/perf/fence.md", page("```\nplain\n```"))
+    env = {"GITHUB_ACTIONS": "true", "PATH": "/usr/bin:/bin"}
+    bad = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True, env=env)
+    assert bad.returncode == 1
+    assert "glossary/en/perf/fence.md:6: error: code fence has no language" in bad.stdout
+    assert "::error file=glossary/en/perf/fence.md,line=6,title=gpu-glossary check::code fence has no language" in bad.stdout
+
+
+def test_annotation_escapes_newlines():
+    from gpu_glossary.page import Problem
+
+    assert github_annotation(Problem("a.md", 2, "warning", "x\ny")) == "::warning file=a.md,line=2,title=gpu-glossary check::x%0Ay"
+
+
+def test_stamp_marks_a_translation_current(project):
+    english = project / WARP_EN
+    english.write_text(english.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert load_glossary(project).translation_status("zh", "device-software/warp.md") == "stale"
+    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert load_glossary(project).translation_status("zh", "device-software/warp.md") == "current"
+    refused = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_EN], cwd=project, capture_output=True, text=True)
+    assert refused.returncode == 1 and "not a translated page" in refused.stderr
+
+
+def test_with_source_hash_adds_or_replaces_only_that_key():
+    assert with_source_hash("---\ntitle: a\n---\nbody\n", "abc") == "---\ntitle: a\nsource_hash: abc\n---\nbody\n"
+    assert with_source_hash("---\nsource_hash: old\ntitle: a\n---\nx\n---\n", "new") == "---\nsource_hash: new\ntitle: a\n---\nx\n---\n"

@@ -1,0 +1,86 @@
+from pathlib import Path
+
+from gpu_glossary.page import parse_page, source_hash
+
+
+def parse(text: str, rel: str = "perf/x.md", lang: str = "en"):
+    return parse_page(text, Path(rel), f"glossary/{lang}/{rel}", rel, lang)
+
+
+GOOD = """---
+title: Warp
+summary: Thirty-two threads.
+abbreviation: W
+---
+
+Intro with a [link](../device-hardware/streaming-multiprocessor.md#how) and `[not](a.md)`.
+
+## How it works {#how-it-works}
+
+![A diagram](../images/warp.svg)
+
+```cuda
+// [not a link](b.md)
+__global__ void k() {}
+```
+
+## Second heading
+"""
+
+
+def test_front_matter_and_body_lines():
+    page = parse(GOOD)
+    assert page.problems == []
+    assert page.title == "Warp" and page.summary == "Thirty-two threads." and page.abbreviation == "W"
+    assert page.meta_lines == {"title": 2, "summary": 3, "abbreviation": 4}
+    assert page.body.split("\n")[7 - page.body_line].startswith("Intro")
+
+
+def test_links_images_outside_code_with_lines():
+    links = parse(GOOD).links()
+    assert [(l.line, l.target, l.is_image) for l in links] == [
+        (7, "../device-hardware/streaming-multiprocessor.md#how", False),
+        (11, "../images/warp.svg", True),
+    ]
+
+
+def test_headings_explicit_and_generated_ids():
+    headings = parse(GOOD).headings()
+    assert [(h.line, h.level, h.text, h.id, h.explicit_id) for h in headings] == [
+        (9, 2, "How it works", "how-it-works", True),
+        (18, 2, "Second heading", "second-heading", False),
+    ]
+
+
+def test_fences_language_code_and_marker():
+    page = parse("---\ntitle: a\nsummary: b\n---\n<!-- nvcc: skip -->\n```cuda\nint x;\n```\n\n```\nplain\n```\n")
+    fences = page.fences()
+    assert [(f.line, f.lang, f.code, f.marker) for f in fences] == [(6, "cuda", "int x;", "nvcc: skip"), (10, "", "plain", "")]
+
+
+def test_yaml_error_reports_the_line():
+    page = parse("---\ntitle: ok\nsummary: [unclosed\nfoo: bar\n---\nbody\n")
+    assert len(page.problems) == 1
+    problem = page.problems[0]
+    assert problem.path == "glossary/en/perf/x.md"
+    assert problem.line == 4  # the scanner notices the unclosed list on the next line
+    assert "not valid YAML" in problem.message
+
+
+def test_missing_front_matter_keys_and_wrong_types():
+    page = parse("---\ntitle: [a, b]\n---\nbody\n")
+    messages = {p.message for p in page.problems}
+    assert "front matter lacks 'summary'" in messages
+    assert "front matter 'title' must be text" in messages
+
+
+def test_no_front_matter_and_non_mapping():
+    assert "no front matter" in parse("just text\n").problems[0].message
+    assert "must be a mapping" in parse("---\n- a\n- b\n---\nx\n").problems[0].message
+    assert "not closed" in parse("---\ntitle: a\n").problems[0].message or parse("---\ntitle: a\n").problems
+
+
+def test_source_hash_ignores_line_endings_only():
+    assert source_hash("a\r\nb\n") == source_hash("a\nb\n")
+    assert source_hash("a\nb\n") != source_hash("a\nc\n")
+    assert len(source_hash("x")) == 16

@@ -1,0 +1,50 @@
+from pathlib import Path
+
+import pytest
+
+from gpu_glossary.terminology import TerminologyError, load_terminology
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_project_terminology_loads_with_key_terms():
+    terminology = load_terminology(ROOT / "glossary/terminology.yml")
+    by_en = {t.en: t.zh for t in terminology.terms}
+    assert by_en["warp"] == "线程束"
+    assert by_en["shared memory"] == "共享内存"
+    assert by_en["kernel"] == "核函数"
+    assert "CUDA" in terminology.keep_english
+
+
+def test_jieba_dictionary_keeps_terms_whole():
+    terminology = load_terminology(ROOT / "glossary/terminology.yml")
+    words = [line.split()[0] for line in terminology.jieba_dictionary().splitlines()]
+    assert "线程束" in words and "共享内存" in words
+    assert "GPU" not in words  # Latin parts of a rendering are not dictionary words
+    import jieba
+
+    for line in terminology.jieba_dictionary().splitlines():
+        word, freq, tag = line.split()
+        jieba.add_word(word, int(freq), tag)
+    assert "线程束调度器" in jieba.lcut("每个线程束调度器每周期发射一条指令")
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "terminology.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_avoided_variant_inside_a_preferred_rendering_is_rejected(tmp_path):
+    path = write(tmp_path, "terms:\n  - {en: Tensor Core, zh: 张量核心, avoid: [张量核]}\n")
+    with pytest.raises(TerminologyError, match=r"terminology.yml:2: avoided variant '张量核'"):
+        load_terminology(path)
+
+
+def test_duplicate_and_malformed_terms_name_the_line(tmp_path):
+    with pytest.raises(TerminologyError, match=r":3: 'Warp' is listed twice \(first on line 2\)"):
+        load_terminology(write(tmp_path, "terms:\n  - {en: warp, zh: 线程束}\n  - {en: Warp, zh: 线程束}\n"))
+    with pytest.raises(TerminologyError, match=r":2: each term needs 'en' and 'zh'"):
+        load_terminology(write(tmp_path, "terms:\n  - {en: warp}\n"))
+    with pytest.raises(TerminologyError, match="not valid YAML"):
+        load_terminology(write(tmp_path, "terms: [\n"))
