@@ -1,8 +1,8 @@
 """Build both languages (in parallel: two processes) and assemble them into one site folder.
 
 Each `mkdocs build` cleans its own output folder, so the English build must not write
-into the folder that holds the Chinese site: each builds into `.build/<lang>`, and the
-finished site replaces `site/` in one rename, so a failed build leaves the old site.
+into the folder that holds the Chinese site: each builds into `.site.build/<lang>`, and
+the finished site replaces `site/` in one rename, so a failed build leaves the old site.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
                site_url: str | None = None) -> BuildResult:
     """Build every language into `site_dir` (default `site/`); raise BuildError on failure."""
     site_dir = Path(site_dir or root / "site")
-    staging = root / ".build"
+    staging = site_dir.parent / f".{site_dir.name}.build"  # same file system: renames stay atomic
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     env = dict(os.environ)

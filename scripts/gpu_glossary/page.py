@@ -285,12 +285,13 @@ def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) ->
     if page.body.startswith("\n"):
         page.body = page.body[1:]
         page.body_line += 1
-    page.meta_lines = _meta_key_lines(front, 2)
+    # `front` starts with the newline that ends the opening '---' line: its line 0 is file line 1.
+    page.meta_lines = _meta_key_lines(front, 1)
     try:
         meta = _yaml_handler.load(front)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = 2 + mark.line if mark is not None else 1
+        line = 1 + mark.line if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).split("\n")[0]
         page.problems.append(page.problem(line, f"front matter is not valid YAML: {reason}"))
         return page

@@ -34,11 +34,12 @@ from .terminology import TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
 
-# Material's language selector fetches `sitemap.xml` beside every <link rel=alternate>;
-# per-page hreflang links make that a 404 on every page load (mkdocs-material#6582).
-# Our selector links straight to the same page, so the lookup is limited to non-hreflang links.
+# Material's language selector fetches `sitemap.xml` beside every <link rel=alternate>,
+# assuming they point at site roots; our per-page hreflang and Markdown links make that a
+# 404 on every page load (mkdocs-material#6582). Our selector links straight to the same
+# page, so the lookup is switched off: no link carries the attribute the patch asks for.
 _MATERIAL_ALTERNATE_SELECTOR = '"link[rel=alternate]"'
-_PATCHED_ALTERNATE_SELECTOR = '"link[rel=alternate]:not([hreflang])"'
+_PATCHED_ALTERNATE_SELECTOR = '"link[rel=alternate][data-gg-site-root]"'
 
 
 class GlossaryPluginConfig(Config):
