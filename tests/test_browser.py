@@ -1,0 +1,139 @@
+"""The built site in a real headless Chromium, served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+from gpu_glossary.glossary import load_glossary
+
+from conftest import ROOT
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(color_scheme="light")
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def open_language_menu_and_pick(tab, lang: str) -> None:
+    tab.hover(".md-header__option .md-select")
+    with tab.expect_navigation():
+        tab.click(f".md-select__link[hreflang={lang}]")
+
+
+def test_language_switcher_goes_to_same_page_and_back(site, page):
+    page.goto(site.url + "device-software/warp/")
+    open_language_menu_and_pick(page, "zh")
+    assert page.url == site.url + "zh/device-software/warp/"
+    assert page.get_attribute("html", "lang") == "zh"
+    assert page.inner_text("h1") == "线程束"
+    open_language_menu_and_pick(page, "en")
+    assert page.url == site.url + "device-software/warp/"
+    assert page.inner_text("h1") == "Warp"
+
+
+@pytest.mark.parametrize("prefix, query", [("", "warp"), ("zh/", "线程束")])
+def test_search_lists_the_warp_page_first(site, page, prefix, query):
+    page.goto(site.url + prefix)
+    page.keyboard.press("/")  # Material's keyboard shortcut focuses the search box
+    page.fill("input[data-md-component=search-query]", query)
+    first = page.locator(".md-search-result__item").first
+    first.wait_for(timeout=15000)
+    href = first.locator("a").first.get_attribute("href")
+    assert urlsplit(href).path.rstrip("/").endswith(prefix + "device-software/warp"), href
+
+
+def test_link_preview_shows_the_linked_terms_summary(site, page):
+    glossary = load_glossary(ROOT)
+    for prefix, lang in (("", "en"), ("zh/", "zh")):
+        page.goto(site.url + prefix + "device-hardware/streaming-multiprocessor/")
+        link = page.locator("article a[data-gg-summary][href*='warp']").first
+        link.hover()
+        tooltip = page.locator("#gg-tooltip")
+        tooltip.wait_for(state="visible")
+        assert glossary.resolved_page(lang, "device-software/warp.md").summary in tooltip.inner_text()
+        page.mouse.move(0, 0)
+        tooltip.wait_for(state="hidden")
+        link.focus()  # keyboard users get the same preview
+        tooltip.wait_for(state="visible")
+        assert link.get_attribute("aria-describedby") == "gg-tooltip"
+
+
+def test_abbreviation_inside_chinese_text_expands(site, page):
+    page.goto(site.url + "zh/device-software/warp/")
+    index = page.evaluate("""() => [...document.querySelectorAll('article abbr')].findIndex(a => {
+        const before = a.previousSibling && a.previousSibling.textContent.trimEnd().slice(-1);
+        const after = a.nextSibling && a.nextSibling.textContent.trimStart().slice(0, 1);
+        return /[\\u4e00-\\u9fff]/.test(before || '') || /[\\u4e00-\\u9fff]/.test(after || '');
+    })""")
+    assert index >= 0, "no abbreviation next to a Chinese character"
+    abbr = page.locator("article abbr").nth(index)
+    abbr.hover()
+    tooltip = page.locator("#gg-tooltip")
+    tooltip.wait_for(state="visible")
+    assert re.search(r"[\u4e00-\u9fff]", tooltip.inner_text()), tooltip.inner_text()
+
+
+def test_dark_scheme_toggles_and_persists_across_pages_and_languages(site, page):
+    page.goto(site.url)
+    for _ in range(3):
+        if page.get_attribute("body", "data-md-color-scheme") == "slate":
+            break
+        page.locator("form[data-md-component=palette] label:not([hidden])").first.click()
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    page.goto(site.url + "perf/occupancy/")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    page.goto(site.url + "zh/perf/occupancy/")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+
+
+def test_each_language_has_its_own_404(site, page):
+    page.goto(site.url + "zh/no-such-page/")
+    page.wait_for_load_state("load")
+    assert page.inner_text("h1") == "页面不存在"
+    page.goto(site.url + "no-such-page/")
+    assert page.inner_text("h1") == "Page not found"
+
+
+@pytest.fixture(scope="module")
+def every_page_on_a_phone(site, browser):
+    """Load every page of both languages at 390 px; record requests, console errors, overflow."""
+    context = browser.new_context(viewport=PHONE, color_scheme="dark")
+    tab = context.new_page()
+    outside, errors, overflow = [], [], []
+    tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
+    tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
+    urls = site.page_urls("") + site.page_urls("zh")
+    for url in urls:
+        tab.goto(url)
+        tab.wait_for_load_state("networkidle")
+        width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if width[0] > width[1]:
+            overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
+    context.close()
+    return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow}
+
+
+def test_every_page_was_visited(every_page_on_a_phone):
+    urls = every_page_on_a_phone["urls"]
+    assert len(urls) >= 2 * 12 and any("/zh/" in u for u in urls)
+
+
+def test_no_page_requests_anything_outside_127_0_0_1(every_page_on_a_phone):
+    assert every_page_on_a_phone["outside"] == []
+
+
+def test_no_page_logs_a_console_error(every_page_on_a_phone):
+    assert every_page_on_a_phone["errors"] == []
+
+
+def test_no_page_scrolls_horizontally_at_390px(every_page_on_a_phone):
+    assert every_page_on_a_phone["overflow"] == []

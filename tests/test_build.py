@@ -1,0 +1,106 @@
+"""The built site (both languages, strict build), read as files."""
+
+import json
+import re
+
+from gpu_glossary.glossary import load_glossary
+
+from conftest import ROOT
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def read(site, path: str) -> str:
+    return (site.dir / path).read_text(encoding="utf-8")
+
+
+def test_both_languages_built_with_their_own_sitemaps_and_404(site):
+    for prefix in ("", "zh/"):
+        for name in ("index.html", "404.html", "sitemap.xml", "llms.txt", "llms-full.txt",
+                     "search/search_index.json", "terms/index.html", "terminology/index.html"):
+            assert (site.dir / prefix / name).is_file(), prefix + name
+    assert '<html lang="zh"' in read(site, "zh/index.html")
+    assert "页面不存在" in read(site, "zh/404.html") and "Page not found" in read(site, "404.html")
+
+
+def test_every_page_has_hreflang_alternates_for_both_languages(site):
+    html = read(site, "zh/device-software/warp/index.html")
+    assert f'<link rel="alternate" hreflang="en" href="{site.url}device-software/warp/">' in html
+    assert f'<link rel="alternate" hreflang="zh" href="{site.url}zh/device-software/warp/">' in html
+    for path in site.dir.rglob("index.html"):
+        text = path.read_text(encoding="utf-8")
+        assert text.count('hreflang="en" href=') == 1 and text.count('hreflang="zh" href=') == 1, path
+
+
+def test_edit_links_point_at_the_file_of_that_language(site):
+    assert "edit/main/glossary/en/device-software/warp.md" in read(site, "device-software/warp/index.html")
+    assert "edit/main/glossary/zh/device-software/warp.md" in read(site, "zh/device-software/warp/index.html")
+    assert 'rel="edit"' not in read(site, "terms/index.html")
+
+
+def test_untranslated_page_shows_english_under_notice_and_stays_out_of_chinese_search(fixture_site):
+    html = read(fixture_site, "zh/perf/occupancy/index.html")
+    assert 'data-gg-notice="untranslated"' in html
+    assert '<div lang="en">' in html
+    assert "edit/main/glossary/en/perf/occupancy.md" in html
+    zh_index = json.loads(read(fixture_site, "zh/search/search_index.json"))
+    locations = {doc["location"].split("#")[0] for doc in zh_index["docs"]}
+    assert "perf/occupancy/" not in locations
+    assert "device-software/warp/" in locations
+
+
+def test_stale_page_shows_notice_linking_to_english(fixture_site):
+    html = read(fixture_site, "zh/device-software/warp/index.html")
+    assert 'data-gg-notice="stale"' in html
+    assert re.search(r'data-gg-notice="stale">\s*<p>[^<]*<a href="(\.\./)+device-software/warp/" hreflang="en">', html)
+    assert 'data-gg-notice' not in read(fixture_site, "zh/device-software/kernel/index.html")
+
+
+def test_search_indexes_hold_only_their_language(site):
+    glossary = load_glossary(ROOT)
+    en_index = json.loads(read(site, "search/search_index.json"))
+    zh_index = json.loads(read(site, "zh/search/search_index.json"))
+    assert en_index["config"]["lang"] == ["en"] and zh_index["config"]["lang"] == ["zh"]
+    assert "\\u200b" in zh_index["config"]["separator"] or "\u200b" in zh_index["config"]["separator"]
+    assert not any(CJK.search(doc["title"]) for doc in en_index["docs"])
+    translated = {(rel.removesuffix(".md") + "/").removesuffix("index/") for rel in glossary.pages["zh"]}
+    for doc in zh_index["docs"]:
+        page = doc["location"].split("#")[0].rstrip("/")
+        page = page + "/" if page else ""
+        assert page in translated or page in ("terms/", "terminology/"), doc["location"]
+
+
+def test_chinese_index_keeps_terminology_words_whole(site):
+    zh_index = json.loads(read(site, "zh/search/search_index.json"))
+    text = " ".join(doc["text"] for doc in zh_index["docs"])
+    assert "\u200b线程束调度器\u200b" in text or "\u200b线程束调度器" in text
+    assert "\u200b共享内存" in text
+
+
+def test_llms_files_and_markdown_twins(site):
+    llms = read(site, "llms.txt")
+    assert llms.startswith("# GPU Glossary\n\n> ")
+    assert f"[Warp]({site.url}device-software/warp/index.md)" in llms
+    zh_llms = read(site, "zh/llms.txt")
+    assert f"({site.url}zh/device-software/warp/index.md)" in zh_llms and "线程束" in zh_llms
+    twin = read(site, "device-software/warp/index.md")
+    assert twin.startswith("# Warp\n")
+    full = read(site, "llms-full.txt")
+    for target in set(re.findall(r"\]\(#([^)]+)\)", full)):
+        assert f"{{#{target}}}" in full or f'id="{target}"' in full, target
+
+
+def test_generated_index_and_terminology_pages(site):
+    terms = read(site, "terms/index.html")
+    assert "Streaming Multiprocessor" in terms and "(SM)" in terms
+    zh_terms = read(site, "zh/terms/index.html")
+    assert "线程束（Warp）" in zh_terms
+    assert "线程束" in read(site, "zh/terminology/index.html")
+
+
+def test_referenced_by_lists_pages_linking_here(site):
+    html = read(site, "device-software/warp/index.html")
+    section = html[html.index('id="referenced-by"'):]
+    assert "streaming-multiprocessor/" in section
+    zh_html = read(site, "zh/device-software/warp/index.html")
+    assert "引用本页的页面" in zh_html

@@ -1,0 +1,43 @@
+import re
+from pathlib import Path
+
+from gpu_glossary.llms import SitePage, llms_full, llms_txt, markdown_twin
+from gpu_glossary.page import parse_page
+
+
+def make(rel: str, title: str, body: str) -> SitePage:
+    text = f"---\ntitle: {title}\nsummary: About {title}.\n---\n\n{body}\n"
+    page = parse_page(text, Path(rel), rel, rel, "en")
+    return SitePage(page, rel.removesuffix(".md") + "/", title, page.summary, "Section")
+
+
+PAGES = [
+    make("device-software/warp.md", "Warp", "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n![A warp](../images/warp.svg)"),
+    make("perf/occupancy.md", "Occupancy", "## Limits {#limits}\n\nWarps: [warp](../device-software/warp.md). [Paper](https://example.org/p.pdf)"),
+]
+SITE = "https://example.test/"
+
+
+def test_llms_txt_lists_every_page_with_summary_and_twin_url():
+    text = llms_txt("GPU Glossary", "A glossary.", PAGES, SITE, "everything")
+    assert text.startswith("# GPU Glossary\n\n> A glossary.\n")
+    assert "- [Warp](https://example.test/device-software/warp/index.md): About Warp.\n" in text
+    assert "## Section" in text and "https://example.test/llms-full.txt" in text
+
+
+def test_llms_full_links_point_inside_the_file():
+    text = llms_full("GPU Glossary", "A glossary.", PAGES, SITE)
+    targets = re.findall(r"\]\((#[^)]+)\)", text)
+    assert targets == ["#perf-occupancy--limits", "#device-software-warp"]
+    for target in targets:
+        assert f"{{{target}}}" in text, f"no heading with id {target}"
+    assert "`[x](y.md)`" in text  # inline code untouched
+    assert "![A warp](https://example.test/images/warp.svg)" in text
+    assert "(https://example.org/p.pdf)" in text
+
+
+def test_markdown_twin_links_to_other_twins():
+    by_rel = {p.page.rel: p for p in PAGES}
+    text = markdown_twin(PAGES[0], by_rel, SITE)
+    assert text.startswith("# Warp\n\n> About Warp.\n")
+    assert "(https://example.test/perf/occupancy/index.md#limits)" in text
