@@ -42,10 +42,15 @@ def test_language_switcher_goes_to_same_page_and_back(site, page):
 @pytest.mark.parametrize("prefix, query", [("", "warp"), ("zh/", "线程束")])
 def test_search_lists_the_warp_page_first(site, page, prefix, query):
     page.goto(site.url + prefix)
+    page.wait_for_load_state("networkidle")  # the search worker has its index
     page.keyboard.press("/")  # Material's keyboard shortcut focuses the search box
-    page.fill("input[data-md-component=search-query]", query)
+    search = page.locator("input[data-md-component=search-query]")
+    assert search.evaluate("el => el === document.activeElement")
+    search.press_sequentially(query)
+    # Chinese arrives through an input method, which ends with a keyup; Material searches on keyup.
+    search.press("End")
     first = page.locator(".md-search-result__item").first
-    first.wait_for(timeout=15000)
+    first.wait_for(timeout=30000)
     href = first.locator("a").first.get_attribute("href")
     assert urlsplit(href).path.rstrip("/").endswith(prefix + "device-software/warp"), href
 
