@@ -104,3 +104,21 @@ def test_referenced_by_lists_pages_linking_here(site):
     assert "streaming-multiprocessor/" in section
     zh_html = read(site, "zh/device-software/warp/index.html")
     assert "引用本页的页面" in zh_html
+
+
+def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(project):
+    import pytest
+
+    from gpu_glossary.build import BuildError, build_site
+
+    site_dir = project / "site"
+    build_site(project, site_dir=site_dir)
+    before = (site_dir / "device-software/warp/index.html").read_bytes()
+    page = project / "glossary/en/device-software/warp.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n[broken](nowhere.md)\n", encoding="utf-8")
+    with pytest.raises(BuildError) as failure:
+        build_site(project, site_dir=site_dir)
+    line = page.read_text(encoding="utf-8").count("\n")
+    assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)
+    assert (site_dir / "device-software/warp/index.html").read_bytes() == before
+    assert (site_dir / "zh/index.html").is_file()

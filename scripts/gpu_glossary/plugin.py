@@ -24,6 +24,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils import get_relative_url
 
+from .check import check_glossary
 from .generated_pages import index_page, terminology_page
 from .glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from .i18n import strings
@@ -71,6 +72,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             self.terminology = load_terminology(self.glossary.terminology_path)
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
+        self._refuse_broken_pages()
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
             raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
@@ -85,6 +87,14 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             self._install_jieba_dictionary(config)
         config.markdown_extensions.append(GlossaryExtension(self.state))
         return config
+
+    def _refuse_broken_pages(self) -> None:
+        """Stop with the checker's `path:line` messages rather than MkDocs' later, vaguer ones."""
+        errors = [p for p in check_glossary(self.glossary, self.terminology) if p.severity == "error"]
+        for problem in errors:
+            log.error(str(problem))
+        if errors:
+            raise PluginError(f"{len(errors)} error(s) in the glossary pages (listed above); `gpu-glossary check` shows them too")
 
     def _install_jieba_dictionary(self, config) -> None:
         search = next((p for p in config.plugins.values() if hasattr(p.config, "jieba_dict_user")), None)
