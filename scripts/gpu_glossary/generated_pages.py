@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .glossary import SOURCE_LANG, Glossary
 from .i18n import strings
 from .terminology import Terminology
@@ -14,7 +16,9 @@ def _front_matter(title: str, summary: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Plain text (summaries, terms) placed into Markdown: no accidental emphasis, links or cells."""
+    escaped = re.sub(r"([\\`*_\[\]|])", r"\\\1", text.replace("\n", " "))
+    return escaped.replace("<", "&lt;")
 
 
 def index_page(glossary: Glossary, lang: str) -> str:
@@ -37,8 +41,12 @@ def index_page(glossary: Glossary, lang: str) -> str:
             letter = first
             anchor = first.lower() if first.isalpha() else "other"
             out.append(f"\n## {first} {{#{anchor}}}\n\n")
-        abbreviation = f" ({page.abbreviation})" if page.abbreviation and page.abbreviation not in label else ""
-        out.append(f"- **[{label}]({page.rel})**{abbreviation}: {page.summary}\n")
+        wide = lang == "zh"  # Chinese text takes full-width brackets and colon
+        abbreviation = ""
+        if page.abbreviation and page.abbreviation not in label:
+            abbreviation = f"（{page.abbreviation}）" if wide else f" ({page.abbreviation})"
+        colon = "：" if wide else ": "
+        out.append(f"- **[{_escape(label)}]({page.rel})**{abbreviation}{colon}{_escape(page.summary)}\n")
     return "".join(out)
 
 
