@@ -84,3 +84,9 @@ def test_source_hash_ignores_line_endings_only():
     assert source_hash("a\r\nb\n") == source_hash("a\nb\n")
     assert source_hash("a\nb\n") != source_hash("a\nc\n")
     assert len(source_hash("x")) == 16
+
+
+def test_unclosed_fence_runs_to_the_end_and_hides_links():
+    page = parse("---\ntitle: a\nsummary: b\n---\n```cuda\nint x;\n[not a link](x.md)\n")
+    assert [(f.line, f.code) for f in page.fences()] == [(5, "int x;\n[not a link](x.md)\n")]
+    assert page.links() == []

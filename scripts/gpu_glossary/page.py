@@ -135,20 +135,21 @@ class Page:
     def is_index(self) -> bool:
         return self.slug == "index"
 
+    def _text(self, key: str) -> str:
+        value = self.meta.get(key)
+        return value if isinstance(value, str) else ""
+
     @property
     def title(self) -> str:
-        value = self.meta.get("title")
-        return value if isinstance(value, str) else ""
+        return self._text("title")
 
     @property
     def summary(self) -> str:
-        value = self.meta.get("summary")
-        return value if isinstance(value, str) else ""
+        return self._text("summary")
 
     @property
     def abbreviation(self) -> str:
-        value = self.meta.get("abbreviation")
-        return value if isinstance(value, str) else ""
+        return self._text("abbreviation")
 
     @property
     def recorded_source_hash(self) -> str:
@@ -159,23 +160,33 @@ class Page:
         return Problem(self.display_path, line, severity, message)
 
     # -- body structure -----------------------------------------------------------
+    def _fence_spans(self):
+        """(opening index, closing index, opening match) of each fenced block, by body line.
+
+        An unclosed fence runs to the end of the body: its closing index is len(lines).
+        """
+        lines = self.body.split("\n")
+        opened, opener = None, None
+        for index, line in enumerate(lines):
+            if opened is None:
+                opener = _FENCE_OPEN.match(line)
+                if opener:
+                    opened = index
+            else:
+                fence, stripped = opener.group("fence"), line.strip()
+                if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                    yield opened, index, opener
+                    opened = None
+        if opened is not None:
+            yield opened, len(lines), opener
+
     def body_lines(self):
         """Yield (line_number, line, in_code) for each body line; fences count as code."""
-        fence = None
+        in_code = set()
+        for first, last, _ in self._fence_spans():
+            in_code.update(range(first, last + 1))
         for offset, line in enumerate(self.body.split("\n")):
-            number = self.body_line + offset
-            if fence is None:
-                match = _FENCE_OPEN.match(line)
-                if match:
-                    fence = match.group("fence")
-                    yield number, line, True
-                    continue
-                yield number, line, False
-            else:
-                stripped = line.strip()
-                if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
-                    fence = None
-                yield number, line, True
+            yield self.body_line + offset, line, offset in in_code
 
     def prose_lines(self):
         """Yield (line_number, line) for lines outside code, with inline code masked."""
@@ -184,36 +195,20 @@ class Page:
                 yield number, mask_inline_code(line)
 
     def fences(self) -> list[Fence]:
-        result = []
         lines = self.body.split("\n")
-        index = 0
-        while index < len(lines):
-            match = _FENCE_OPEN.match(lines[index])
-            if not match:
-                index += 1
-                continue
-            marker_char, length = match.group("fence")[0], len(match.group("fence"))
-            start = index
-            index += 1
-            code_lines = []
-            while index < len(lines):
-                stripped = lines[index].strip()
-                if stripped.startswith(marker_char * length) and set(stripped) == {marker_char}:
-                    break
-                code_lines.append(lines[index])
-                index += 1
-            indent = match.group("indent")
-            code = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in code_lines)
-            above = _HTML_COMMENT_MARKER.match(lines[start - 1]) if start > 0 else None
+        result = []
+        for first, last, opener in self._fence_spans():
+            indent = opener.group("indent")
+            code = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in lines[first + 1:last])
+            above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
             result.append(Fence(
-                line=self.body_line + start,
-                lang=fence_lang(match.group("info")),
-                info=match.group("info").strip(),
+                line=self.body_line + first,
+                lang=fence_lang(opener.group("info")),
+                info=opener.group("info").strip(),
                 code=code,
                 indent=indent,
                 marker=above.group("marker") if above else "",
             ))
-            index += 1
         return result
 
     def links(self) -> list[Link]:

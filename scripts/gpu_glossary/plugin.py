@@ -161,9 +161,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if rel in self.untranslated:
             page.meta["gg_status"] = "untranslated"
             page.meta["search"] = {"exclude": True}  # keeps English text out of the Chinese index
-        elif self.lang != SOURCE_LANG and self.glossary.page(self.lang, rel) is not None \
-                and self.glossary.page(SOURCE_LANG, rel) is not None \
-                and self.glossary.translation_status(self.lang, rel) == "stale":
+        elif self.lang != SOURCE_LANG and self.glossary.translation_status(self.lang, rel) == "stale":
             page.meta["gg_status"] = "stale"
         referrers = self.backlinks.get(rel)
         if referrers and rel not in self.generated_sources:
@@ -173,7 +171,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
                 source_page = self.glossary.resolved_page(self.lang, source)
                 link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
                 items.append(f"- [{source_page.title}]({link})")
-            markdown = markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by .gg-referenced-by}}\n\n" + "\n".join(items) + "\n"
+            markdown = markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by}}\n\n" + "\n".join(items) + "\n"
         return markdown
 
     def on_page_context(self, context, page, config, nav):
@@ -181,18 +179,18 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         base_url = context.get("base_url") or "."
         if rel in self.untranslated or rel in self.generated_sources:
             page.edit_url = self._edit_url(config, SOURCE_LANG, rel) if rel in self.untranslated else None
-        context["gg"] = self._template_data(config, base_url, page.url, page.meta.get("gg_status"), rel)
+        context["gg"] = self._template_data(config, base_url, page.url, page.meta.get("gg_status"))
         self.site_pages.append(page)
         return context
 
     def on_template_context(self, context, template_name, config):
-        context["gg"] = self._template_data(config, context.get("base_url") or ".", None, None, None)
+        context["gg"] = self._template_data(config, context.get("base_url") or ".", None, None)
         return context
 
     def _edit_url(self, config, lang: str, rel: str) -> str:
         return urljoin(config.repo_url.rstrip("/") + "/", f"edit/{self.config.branch}/glossary/{lang}/{rel}")
 
-    def _template_data(self, config, base_url: str, url: str | None, status: str | None, rel: str | None) -> dict:
+    def _template_data(self, config, base_url: str, url: str | None, status: str | None) -> dict:
         """Links to this page in every language, and the notices, for the theme overrides."""
         site_root = base_url if self.lang == SOURCE_LANG else posixpath.join(base_url, "..")
         # Material keeps the colour scheme per scope; one scope for both languages keeps it.
