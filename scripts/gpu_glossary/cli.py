@@ -14,6 +14,7 @@ from .build import BuildError, build_site
 from .check import github_annotation, group_by_severity, run_check
 from .glossary import SOURCE_LANG, find_root, load_glossary
 from .page import SOURCE_HASH_KEY
+from . import translator as translator_defaults
 
 
 def _root() -> Path:
@@ -134,6 +135,43 @@ def with_source_hash(text: str, value: str) -> str:
     else:
         head = head.rstrip("\n") + "\n" + line
     return head + sep + rest
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--base-url", default=None, help=f"OpenAI-compatible API address [default: {translator_defaults.DEFAULT_BASE_URL}]")
+@click.option("--model", default=None, help=f"Model name [default: {translator_defaults.DEFAULT_MODEL}]")
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64), help="Requests at once.")
+@click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request.")
+@click.option("--retries", default=3, show_default=True, type=click.IntRange(0, 10),
+              help="Retries per request (429, 5xx, timeouts, dropped connections) and per rejected reply.")
+@click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
+@click.option("--max-chars", default=12000, show_default=True, type=click.IntRange(min=500),
+              help="Longer pages are split at headings into parts of about this size.")
+@click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
+@click.option("--dry-run", is_flag=True, help="Show what would be translated and the estimated tokens and cost; no key, no network.")
+@click.option("--check", "check_only", is_flag=True, help="Exit 1 if any translation is missing or stale; no network.")
+@click.option("--prune", is_flag=True, help="List Chinese pages whose English page no longer exists.")
+@click.option("--yes", is_flag=True, help="With --prune: delete them.")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write the run's summary as JSON.")
+@click.option("--price-input", default=translator_defaults.DEFAULT_PRICES["input"], show_default=True, help="USD per million input tokens (estimates).")
+@click.option("--price-cached", default=translator_defaults.DEFAULT_PRICES["cached"], show_default=True, help="USD per million cached input tokens.")
+@click.option("--price-output", default=translator_defaults.DEFAULT_PRICES["output"], show_default=True, help="USD per million output tokens.")
+def translate(paths, base_url, model, concurrency, timeout, retries, temperature, max_chars, force, dry_run,
+              check_only, prune, yes, report, price_input, price_cached, price_output) -> None:
+    """Translate English pages that have no Chinese page or a stale one (PATHS/globs limit the run).
+
+    The key comes from DEEPSEEK_API_KEY. Pages whose Chinese translation is current cost no request.
+    """
+    from .translate_command import TranslateOptions, run_translate
+
+    options = TranslateOptions(
+        patterns=list(paths), base_url=base_url or translator_defaults.DEFAULT_BASE_URL,
+        model=model or translator_defaults.DEFAULT_MODEL, concurrency=concurrency, timeout=timeout,
+        retries=retries, temperature=temperature, max_chars=max_chars, force=force, dry_run=dry_run,
+        check=check_only, prune=prune, yes=yes, report=report,
+        prices={"input": price_input, "cached": price_cached, "output": price_output})
+    sys.exit(run_translate(_root(), options))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,185 @@
+"""A local OpenAI-compatible server for the translator's tests and benchmark.
+
+It answers `GET /models` and `POST /chat/completions` on 127.0.0.1 over real HTTP, so the
+real `openai` client is exercised. It "translates" deterministically (each English word
+becomes two Chinese characters chosen by a hash, placeholders and Markdown untouched),
+simulates latency and prefix caching, and can be told to misbehave per page: rate limits,
+server errors, hangs, cut-off or wrapped replies, broken placeholders, injected HTML,
+empty or echoed replies, bad key, no balance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PLACEHOLDER = re.compile(r"(⟦P\d+⟧)")
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+FRONT_KEY = re.compile(r"^(title|summary|aliases):")
+
+BEHAVIOURS = ("ok", "429", "500", "503", "hang", "drop", "length", "fenced", "preamble", "drop_code",
+              "alter_code", "change_url", "script", "empty", "echo", "400", "401", "402", "422")
+
+
+def fake_translate(document: str) -> str:
+    """Deterministic 'Chinese': every English word becomes two CJK characters."""
+    def word(match: re.Match) -> str:
+        value = zlib.crc32(match.group(0).lower().encode())
+        return chr(0x4E00 + value % 0x4000) + chr(0x4E00 + (value >> 14) % 0x4000)
+
+    out = []
+    for line in document.split("\n"):
+        key = FRONT_KEY.match(line)
+        prefix, rest = (line[: key.end()], line[key.end():]) if key else ("", line)
+        parts = PLACEHOLDER.split(rest)
+        out.append(prefix + "".join(p if PLACEHOLDER.fullmatch(p) else WORD.sub(word, p) for p in parts))
+    return "\n".join(out)
+
+
+def page_document(prompt: str) -> str:
+    """The page the translator sent: after the instruction line, before any earlier translation."""
+    if "=== New English page ===\n" in prompt:
+        return prompt.split("=== New English page ===\n", 1)[1].split("\n\n=== Existing Chinese translation ===", 1)[0]
+    return prompt.split("\n\n", 1)[1] if "\n\n" in prompt else prompt
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, port: int = 0, latency: float = 0.0, tokens_per_second: float = 0.0,
+                 models=("deepseek-flash", "deepseek-pro"), hang_seconds: float = 30.0):
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.latency = latency
+        self.tokens_per_second = tokens_per_second
+        self.models = list(models)
+        self.hang_seconds = hang_seconds
+        self.plan: dict[str, list[str]] = {}  # substring of the page -> behaviours, one per request
+        self.default = "ok"
+        self.requests: list[dict] = []
+        self.seen_prefixes: set[str] = set()
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def chat_requests(self) -> list[dict]:
+        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def behaviour_for(self, document: str) -> str:
+        with self.lock:
+            for needle, behaviours in self.plan.items():
+                if needle in document and behaviours:
+                    return behaviours.pop(0)
+        return self.default
+
+    def start(self) -> "FakeOpenAI":
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        pass
+
+    def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, headers: dict | None = None) -> None:
+        self._json(status, {"error": {"message": message, "type": "error", "code": status}}, headers)
+
+    def do_GET(self):
+        self.server.requests.append({"path": self.path, "method": "GET", "authorization": self.headers.get("Authorization")})
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.server.models]})
+        else:
+            self._error(404, f"no route {self.path}")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        request = json.loads(self.rfile.read(length) or b"{}")
+        record = {"path": self.path, "method": "POST", "body": request, "authorization": self.headers.get("Authorization")}
+        self.server.requests.append(record)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            return self._error(404, f"no route {self.path}")
+        messages = request.get("messages", [])
+        prompt = next((m["content"] for m in messages if m["role"] == "user"), "")
+        document = page_document(prompt)
+        behaviour = self.server.behaviour_for(document)
+        record["behaviour"] = behaviour
+        if self.server.latency:
+            time.sleep(self.server.latency)
+        if behaviour == "hang":
+            time.sleep(self.server.hang_seconds)
+            return self._error(504, "too late")
+        if behaviour == "drop":
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        if behaviour == "429":
+            return self._error(429, "Rate limit reached", {"Retry-After": "1"})
+        if behaviour in ("500", "503", "400", "422"):
+            return self._error(int(behaviour), f"simulated {behaviour}")
+        if behaviour == "401":
+            key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            return self._error(401, f"Authentication Fails, your api key: {key} is invalid")
+        if behaviour == "402":
+            return self._error(402, "Insufficient Balance")
+        reply, finish = self._reply(behaviour, document)
+        self._complete(messages, reply, finish)
+
+    def _reply(self, behaviour: str, document: str) -> tuple[str, str]:
+        if behaviour == "echo":
+            return document, "stop"
+        if behaviour == "empty":
+            return "", "stop"
+        reply = fake_translate(document)
+        if behaviour == "length":
+            return reply[: len(reply) // 2], "length"
+        if behaviour == "fenced":
+            return f"```markdown\n{reply}\n```", "stop"
+        if behaviour == "preamble":
+            return f"Here is the translation:\n\n{reply}", "stop"
+        if behaviour == "script":
+            return reply + "\n<script>alert('x')</script>\n", "stop"
+        if behaviour in ("drop_code", "alter_code"):
+            replacement = "" if behaviour == "drop_code" else "```cuda\n// changed by the model\n```"
+            return re.sub(r"(?m)^[ \t]*⟦P\d+⟧[ \t]*$", replacement, reply, count=1), "stop"
+        if behaviour == "change_url":
+            return re.sub(r"\]\(⟦P\d+⟧\)", "](https://evil.example/)", reply, count=1), "stop"
+        return reply, "stop"
+
+    def _complete(self, messages: list[dict], reply: str, finish: str) -> None:
+        prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4 + 1
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+        with self.server.lock:
+            cached = len(system) // 4 if system in self.server.seen_prefixes else 0
+            self.server.seen_prefixes.add(system)
+        completion_tokens = len(reply) // 2 + 1
+        if self.server.tokens_per_second:
+            time.sleep(completion_tokens / self.server.tokens_per_second)
+        self._json(200, {
+            "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": "test",
+            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens,
+                      "prompt_cache_hit_tokens": cached, "prompt_cache_miss_tokens": prompt_tokens - cached},
+        })

@@ -1,0 +1,132 @@
+"""Protect what a translation must not touch, and put it back afterwards.
+
+Before a page goes to the model, code blocks, inline code, math, URLs and link targets,
+HTML tags and comments, heading ids and admonition markers become numbered placeholders
+like `⟦P7⟧`. The model translates the prose around them; `restore` puts each piece back
+and refuses a reply in which a placeholder is missing, repeated or invented.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PLACEHOLDER = re.compile(r"⟦P(\d+)⟧")
+
+_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
+# Order matters: earlier patterns win where they overlap.
+_INLINE_PATTERNS = [
+    ("inline code", re.compile(r"(`+)(?:(?!\1).)+?\1")),
+    ("math", re.compile(r"\$\$.+?\$\$|\\\(.+?\\\)|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)")),
+    ("HTML comment", re.compile(r"<!--.*?-->")),
+    ("HTML tag", re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")),
+    ("link target", re.compile(r"(?<=\]\()[^)\s]+(?:\s+\"[^\"]*\")?(?=\))")),
+    ("heading id", re.compile(r"\{[ \t]*[#.][^}\n]*\}[ \t]*$")),
+    ("URL", re.compile(r"<?https?://[^\s)>\]]+>?")),
+]
+_REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S.*$")
+_ADMONITION = re.compile(r"^([ \t]*)((?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*)")
+_MATH_BLOCK = re.compile(r"^[ \t]*\$\$[ \t]*$")
+
+
+@dataclass(frozen=True)
+class Piece:
+    kind: str
+    text: str
+
+
+class ProtectedText:
+    """A text with placeholders and the pieces they stand for."""
+
+    def __init__(self) -> None:
+        self.pieces: list[Piece] = []
+
+    def hold(self, kind: str, text: str) -> str:
+        self.pieces.append(Piece(kind, text))
+        return f"⟦P{len(self.pieces) - 1}⟧"
+
+    def protect(self, markdown: str) -> str:
+        lines = markdown.split("\n")
+        out: list[str] = []
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            fence = _FENCE_OPEN.match(line)
+            if fence or _MATH_BLOCK.match(line):
+                end = self._block_end(lines, index, fence)
+                indent = fence.group(1) if fence else ""
+                out.append(indent + self.hold("code block" if fence else "math", "\n".join(lines[index:end + 1])[len(indent):]))
+                index = end + 1
+                continue
+            if _REFERENCE_DEFINITION.match(line):
+                out.append(self.hold("link definition", line))
+            else:
+                out.append(self._protect_line(line))
+            index += 1
+        return "\n".join(out)
+
+    def _block_end(self, lines: list[str], start: int, fence) -> int:
+        for index in range(start + 1, len(lines)):
+            stripped = lines[index].strip()
+            if fence and stripped.startswith(fence.group(2)) and set(stripped) == {fence.group(2)[0]}:
+                return index
+            if not fence and _MATH_BLOCK.match(lines[index]):
+                return index
+        return len(lines) - 1
+
+    def _protect_line(self, line: str) -> str:
+        admonition = _ADMONITION.match(line)
+        if admonition:
+            line = admonition.group(1) + self.hold("admonition marker", admonition.group(2)) + line[admonition.end():]
+        for kind, pattern in _INLINE_PATTERNS:
+            line = _sub_outside_placeholders(line, pattern, lambda text, kind=kind: self.hold(kind, text))
+        return line
+
+    def protect_reference(self, markdown: str) -> str:
+        """Protect another text (an earlier translation) reusing this text's placeholders.
+
+        A piece identical to one of ours gets our number, in order; any other piece stays
+        as it is, so the model sees the same placeholders in both texts.
+        """
+        other = ProtectedText()
+        text = other.protect(markdown)
+        unused: dict[str, list[int]] = {}
+        for number, piece in enumerate(self.pieces):
+            unused.setdefault(piece.text, []).append(number)
+
+        def swap(match: re.Match) -> str:
+            piece = other.pieces[int(match.group(1))]
+            numbers = unused.get(piece.text)
+            return f"⟦P{numbers.pop(0)}⟧" if numbers else piece.text
+
+        return PLACEHOLDER.sub(swap, text)
+
+    def restore(self, text: str) -> str:
+        """Put every piece back; raise ValueError naming what the reply lost, repeated or invented."""
+        found = [int(n) for n in PLACEHOLDER.findall(text)]
+        problems = []
+        for number, piece in enumerate(self.pieces):
+            count = found.count(number)
+            if count != 1:
+                what = "is missing" if count == 0 else f"appears {count} times"
+                preview = piece.text if len(piece.text) <= 40 else piece.text[:37] + "…"
+                problems.append(f"protected {piece.kind} ⟦P{number}⟧ ({preview!r}) {what}")
+        invented = sorted({n for n in found if n >= len(self.pieces)})
+        if invented:
+            problems.append("unknown placeholders " + ", ".join(f"⟦P{n}⟧" for n in invented))
+        if problems:
+            raise ValueError("; ".join(problems))
+        return PLACEHOLDER.sub(lambda m: self.pieces[int(m.group(1))].text, text)
+
+
+def _sub_outside_placeholders(line: str, pattern: re.Pattern, hold) -> str:
+    """Replace `pattern` matches in `line`, leaving existing placeholders alone."""
+    parts = PLACEHOLDER.split(line)
+    # split() with one group gives: text, number, text, number, ...
+    out = []
+    for position, part in enumerate(parts):
+        if position % 2:
+            out.append(f"⟦P{part}⟧")
+        else:
+            out.append(pattern.sub(lambda m: hold(m.group(0)), part))
+    return "".join(out)

@@ -1,0 +1,161 @@
+"""`gpu-glossary translate`: what the maintainer sees — selection, dry run, progress, summary, report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from .atomic import write_text_atomic
+from .glossary import SOURCE_LANG, load_glossary
+from .prompt import system_message
+from .terminology import TerminologyError, load_terminology
+from .translator import (TARGET_LANG, FatalAPIError, Settings, cost, estimate_job, now, orphans, run_jobs,
+                         select_jobs, totals, unmatched_patterns)
+
+KEY_VARIABLE = "DEEPSEEK_API_KEY"
+
+
+@dataclass
+class TranslateOptions:
+    patterns: list[str] = field(default_factory=list)
+    base_url: str = ""
+    model: str = ""
+    concurrency: int = 8
+    timeout: float = 120.0
+    retries: int = 3
+    temperature: float = 1.3
+    max_chars: int = 12000
+    force: bool = False
+    dry_run: bool = False
+    check: bool = False
+    prune: bool = False
+    yes: bool = False
+    report: Path | None = None
+    prices: dict = field(default_factory=dict)
+
+
+def _zh_path(rel: str) -> str:
+    return f"glossary/{TARGET_LANG}/{rel}"
+
+
+def run_translate(root: Path, options: TranslateOptions) -> int:
+    """Run the command; returns the exit code."""
+    glossary = load_glossary(root)
+    if options.prune:
+        return _prune(glossary, options.yes)
+    unknown = unmatched_patterns(glossary, options.patterns)
+    if unknown:
+        raise click.ClickException(f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})")
+    jobs = select_jobs(glossary, options.patterns, options.force)
+    in_scope = len(select_jobs(glossary, options.patterns, force=True))
+    if options.check:
+        for job in jobs:
+            click.echo(f"{_zh_path(job.rel)}: {job.reason} (from glossary/{SOURCE_LANG}/{job.rel})")
+        click.echo(f"{len(jobs)} of {in_scope} translation(s) missing or stale", err=True)
+        return 1 if any(job.reason != "forced" for job in jobs) else 0
+    try:
+        terminology = load_terminology(glossary.terminology_path)
+    except TerminologyError as error:
+        raise click.ClickException(str(error)) from None
+    settings = Settings(base_url=options.base_url, model=options.model, concurrency=options.concurrency,
+                        timeout=options.timeout, retries=options.retries, temperature=options.temperature,
+                        max_chars=options.max_chars, prices=options.prices)
+    if options.dry_run:
+        return _dry_run(jobs, in_scope, settings, terminology)
+    if not jobs:
+        click.echo(f"Nothing to translate: all {in_scope} page(s) are current.", err=True)
+        _write_report(options.report, settings, [], totals([], in_scope, settings.prices, 0.0))
+        return 0
+    settings.api_key = os.environ.get(KEY_VARIABLE, "").strip()
+    if not settings.api_key:
+        raise click.ClickException(f"{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=<your API key> (or use --dry-run)")
+
+    started = now()
+    bar = tqdm(total=len(jobs), unit="page", desc="Translating", disable=None)
+
+    def progress(outcome) -> None:
+        bar.update(1)
+
+    try:
+        outcomes = asyncio.run(run_jobs(jobs, settings, terminology, glossary, progress))
+    except FatalAPIError as error:
+        bar.close()
+        raise click.ClickException(settings.scrub(str(error))) from None
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo("Interrupted: every page is either as it was or completely translated; run again to continue.", err=True)
+        return 130
+    bar.close()
+    summary = totals(outcomes, in_scope - len(jobs), settings.prices, now() - started)
+    _print_summary(summary)
+    for outcome in outcomes:
+        if outcome.status != "translated":
+            click.echo(f"{_zh_path(outcome.rel)}: failed: {outcome.error}")
+    _write_report(options.report, settings, outcomes, summary)
+    return 1 if summary.failed else 0
+
+
+def _prune(glossary, delete: bool) -> int:
+    stale = orphans(glossary)
+    for page in stale:
+        if delete:
+            page.path.unlink()
+            click.echo(f"deleted {page.display_path}")
+        else:
+            click.echo(f"{page.display_path}: no English page glossary/{SOURCE_LANG}/{page.rel}")
+    if stale and not delete:
+        click.echo(f"{len(stale)} orphaned page(s); run again with --yes to delete them", err=True)
+    elif not stale:
+        click.echo("No orphaned Chinese pages.", err=True)
+    return 0
+
+
+def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
+    system = system_message(terminology)
+    rows, tokens_in, tokens_out = [], 0, 0
+    for job in jobs:
+        estimate_in, estimate_out = estimate_job(job, system, settings.max_chars)
+        tokens_in, tokens_out = tokens_in + estimate_in, tokens_out + estimate_out
+        rows.append((_zh_path(job.rel), job.reason, estimate_in, estimate_out))
+    width = max([len(r[0]) for r in rows] + [4])
+    click.echo(f"{'page':<{width}}  {'reason':<8} {'in':>8} {'out':>8}")
+    for path, reason, estimate_in, estimate_out in rows:
+        click.echo(f"{path:<{width}}  {reason:<8} {estimate_in:>8,} {estimate_out:>8,}")
+    cached = max(len(jobs) - 1, 0) * (len(system) // 4)
+    price = cost(tokens_in, min(cached, tokens_in), tokens_out, settings.prices)
+    click.echo(f"\n{len(jobs)} to translate, {in_scope - len(jobs)} unchanged; about {tokens_in:,} input tokens "
+               f"(~{min(cached, tokens_in):,} cached) and {tokens_out:,} output tokens, ~${price:.4f} with {settings.model}")
+    return 0
+
+
+def _print_summary(summary) -> None:
+    rows = [
+        ("translated", f"{summary.translated}"),
+        ("unchanged", f"{summary.unchanged}"),
+        ("failed", f"{summary.failed}"),
+        ("requests", f"{summary.requests}"),
+        ("tokens in", f"{summary.tokens_in:,} ({summary.tokens_cached:,} cached)"),
+        ("tokens out", f"{summary.tokens_out:,}"),
+        ("cost (est.)", f"${summary.cost_usd:.4f}"),
+        ("wall time", f"{summary.wall_seconds:.1f} s"),
+    ]
+    for name, value in rows:
+        click.echo(f"{name:<12} {value}", err=True)
+
+
+def _write_report(path: Path | None, settings: Settings, outcomes, summary) -> None:
+    if path is None:
+        return
+    report = {
+        "model": settings.model,
+        "base_url": settings.base_url,
+        "totals": asdict(summary),
+        "pages": [{**asdict(o), "path": _zh_path(o.rel)} for o in outcomes],
+    }
+    write_text_atomic(path, settings.scrub(json.dumps(report, ensure_ascii=False, indent=2)) + "\n")
