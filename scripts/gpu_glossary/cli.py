@@ -174,5 +174,20 @@ def translate(paths, base_url, model, concurrency, timeout, retries, temperature
     sys.exit(run_translate(_root(), options))
 
 
+@main.command("translation-summary")
+@click.argument("report", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def translation_summary(report: Path) -> None:
+    """Print a translate --report file as Markdown (the translation pull request's body)."""
+    import json
+
+    from .translate_command import summary_markdown
+
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+        click.echo(summary_markdown(data), nl=False)
+    except (ValueError, KeyError, TypeError) as error:
+        raise click.ClickException(f"{report}: not a translate report ({error})") from None
+
+
 if __name__ == "__main__":
     main()

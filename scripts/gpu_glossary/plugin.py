@@ -15,7 +15,7 @@ import posixpath
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urlencode, urljoin
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
@@ -180,12 +180,22 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if rel in self.untranslated or rel in self.generated_sources:
             page.edit_url = self._edit_url(config, SOURCE_LANG, rel) if rel in self.untranslated else None
         context["gg"] = self._template_data(config, base_url, page.url, page.meta.get("gg_status"))
+        context["gg"]["report_url"] = self._report_url(config, page)
         self.site_pages.append(page)
         return context
 
     def on_template_context(self, context, template_name, config):
         context["gg"] = self._template_data(config, context.get("base_url") or ".", None, None)
         return context
+
+    def _report_url(self, config, page) -> str | None:
+        """A new issue from the 'Error in a page' form, naming this page and language."""
+        if not config.repo_url:
+            return None
+        address = (config.site_url or "") + page.url
+        query = urlencode({"template": "page-error.yml", "title": f"[Page]: {page.title}",
+                           "page": address, "language": LANGUAGE_NAMES[self.lang]})
+        return urljoin(config.repo_url.rstrip("/") + "/", f"issues/new?{query}")
 
     def _edit_url(self, config, lang: str, rel: str) -> str:
         return urljoin(config.repo_url.rstrip("/") + "/", f"edit/{self.config.branch}/glossary/{lang}/{rel}")

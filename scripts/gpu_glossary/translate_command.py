@@ -159,3 +159,27 @@ def _write_report(path: Path | None, settings: Settings, outcomes, summary) -> N
         "pages": [{**asdict(o), "path": _zh_path(o.rel)} for o in outcomes],
     }
     write_text_atomic(path, settings.scrub(json.dumps(report, ensure_ascii=False, indent=2)) + "\n")
+
+
+def summary_markdown(report: dict) -> str:
+    """A translation run's report as the body of its pull request."""
+    totals, pages = report["totals"], report["pages"]
+    lines = [
+        f"Translated with `{report['model']}` by `scripts/translate.py`.", "",
+        "| | |", "|---|---|",
+        f"| translated | {totals['translated']} |",
+        f"| unchanged | {totals['unchanged']} |",
+        f"| failed | {totals['failed']} |",
+        f"| tokens in (cached) | {totals['tokens_in']:,} ({totals['tokens_cached']:,}) |",
+        f"| tokens out | {totals['tokens_out']:,} |",
+        f"| estimated cost | ${totals['cost_usd']:.4f} |",
+        f"| wall time | {totals['wall_seconds']:.0f} s |", "",
+    ]
+    translated = [p for p in pages if p["status"] == "translated"]
+    if translated:
+        lines += ["Pages:", ""] + [f"- `{p['path']}` ({p['reason']})" for p in translated] + [""]
+    failed = [p for p in pages if p["status"] != "translated"]
+    if failed:
+        lines += ["Failed (left as they were):", ""] + [f"- `{p['path']}`: {p['error']}" for p in failed] + [""]
+    lines.append("Review the Chinese text like any change; the checks already passed on structure, code, links and terminology.")
+    return "\n".join(lines) + "\n"
