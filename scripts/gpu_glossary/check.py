@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .images import check_images
 from .glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from .page import SECTIONS, SOURCE_HASH_KEY, Page, Problem
 from .terminology import Terminology, TerminologyError, load_terminology
@@ -20,6 +21,7 @@ _RAW_HTML = [
     (re.compile(r"javascript\s*:", re.I), "a javascript: URL is not allowed in a page"),
 ]
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+IMAGE_EXTENSIONS = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 SUMMARY_LIMIT = 200
 
 
@@ -42,16 +44,13 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
             problems.append(page.problem(link.line, f"link '[{link.text}]()' has no target"))
             continue
         if _EXTERNAL.match(target):
-            if link.is_image and target.lower().startswith(("http:", "https:", "//")):
-                problems.append(page.problem(link.line, f"remote image '{target}': copy it into glossary/images/ (no third-party requests)"))
             continue
         if target.startswith("//"):
             problems.append(page.problem(link.line, f"protocol-relative link '{target}': use https://"))
             continue
         parts = urlsplit(target)
-        if link.is_image:
-            problems.extend(_check_image(glossary, page, link, parts.path))
-            continue
+        if link.is_image or parts.path.lower().endswith(IMAGE_EXTENSIONS):
+            continue  # images are the image step's: images.check_images
         if target.startswith("/"):
             problems.append(page.problem(link.line, f"site-absolute link '{target}': use a relative .md link"))
             continue
@@ -71,18 +70,6 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
         if parts.fragment and parts.fragment not in linked.anchors():
             known = ", ".join(sorted(linked.anchors())) or "none"
             problems.append(page.problem(link.line, f"anchor '#{parts.fragment}' does not exist in {linked.display_path} (ids: {known})"))
-    return problems
-
-
-def _check_image(glossary: Glossary, page: Page, link, path: str) -> list[Problem]:
-    problems = []
-    if not link.text.strip():
-        problems.append(page.problem(link.line, f"image '{link.target}' has no alt text: describe what it shows"))
-    rel = _resolve(page, path)
-    if path.startswith("/") or not rel.startswith("images/"):
-        problems.append(page.problem(link.line, f"image '{link.target}' must be a relative path into glossary/images/"))
-    elif not (glossary.images_dir / rel.removeprefix("images/")).is_file():
-        problems.append(page.problem(link.line, f"image '{link.target}' does not exist (looked for glossary/{rel})"))
     return problems
 
 
@@ -160,6 +147,7 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None) -> list[
         problems.extend(_check_duplicates(pages))
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))
+    problems.extend(check_images(glossary))
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:
             problems.append(Problem("mkdocs.yml", 1, "error", f"nav lists '{rel}', which does not exist in glossary/{SOURCE_LANG}"))

@@ -174,6 +174,50 @@ def translate(paths, base_url, model, concurrency, timeout, retries, temperature
     sys.exit(run_translate(_root(), options))
 
 
+@main.command()
+@click.option("--check", "mode", flag_value="check", default=True, help="Report image problems; exit 1 on any (the default).")
+@click.option("--fix", "mode", flag_value="fix", help="Repair links: legacy themed-image://, wrong depths, Chinese variants, remote files we have.")
+@click.option("--localize", "mode", flag_value="localize", help="Download remote images into glossary/images/ and link them locally.")
+@click.option("--make-dark", "mode", flag_value="make-dark", help="Create missing name.dark.svg files from name.svg through the palette.")
+@click.option("--timeout", default=10.0, show_default=True, help="With --localize: seconds per download.")
+@click.option("--max-bytes", default=5 * 1024 * 1024, show_default=True, help="With --localize: largest image accepted.")
+def images(mode: str, timeout: float, max_bytes: int) -> None:
+    """Check and repair every image in every page of both languages."""
+    from . import images as image_step
+    from .localize import Localizer
+
+    root = _root()
+    glossary = load_glossary(root)
+    if mode == "make-dark":
+        created = image_step.make_dark_variants(glossary)
+        for path, unknown in created:
+            click.echo(f"created {path.relative_to(root)}")
+            if unknown:
+                click.echo(f"{path.relative_to(root)}: warning: colours outside the palette kept as they are: {', '.join(sorted(unknown))}", err=True)
+        click.echo(f"{len(created)} dark variant(s) created", err=True)
+        return
+    if mode == "fix":
+        changes = [change for pages in glossary.pages.values() for page in pages.values()
+                   for change in image_step.fix_page(glossary, page)]
+        for change in changes:
+            click.echo(f"fixed {change}")
+        click.echo(f"{len(changes)} image link(s) repaired", err=True)
+        return
+    if mode == "localize":
+        changes, problems = Localizer(glossary, timeout=timeout, max_bytes=max_bytes).localize()
+        for change in changes:
+            click.echo(f"localized {change}")
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{len(changes)} image(s) copied in, {len(problems)} failed", err=True)
+        sys.exit(1 if problems else 0)
+    problems = sorted(image_step.check_images(glossary), key=lambda p: (p.path, p.line))
+    for problem in problems:
+        click.echo(str(problem))
+    click.echo(f"{len(problems)} image problem(s)", err=True)
+    sys.exit(1 if problems else 0)
+
+
 @main.command("translation-summary")
 @click.argument("report", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def translation_summary(report: Path) -> None:

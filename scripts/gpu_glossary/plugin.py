@@ -24,7 +24,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils import get_relative_url
 
-from .check import check_glossary
+from .check import IMAGE_EXTENSIONS, check_glossary
 from .generated_pages import index_page, terminology_page
 from .glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from .i18n import strings
@@ -110,7 +110,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_files(self, files: Files, config) -> Files:
         glossary = self.glossary
         for image in sorted(glossary.images_dir.rglob("*")) if glossary.images_dir.is_dir() else []:
-            if image.is_file():
+            if image.is_file() and image.suffix.lower() in IMAGE_EXTENSIONS:  # not PALETTE.md
                 src_uri = "images/" + image.relative_to(glossary.images_dir).as_posix()
                 files.append(File(src_uri, str(glossary.images_dir), config.site_dir, config.use_directory_urls))
         self.untranslated = set()

@@ -20,7 +20,8 @@ import yaml
 
 from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, Glossary
-from .page import SOURCE_HASH_KEY, Page
+from .images import fix_text
+from .page import SOURCE_HASH_KEY, Page, parse_page
 from .prompt import retry_note, system_message, translate_request, update_request
 from .protect import PLACEHOLDER, ProtectedText
 from .terminology import Terminology
@@ -303,6 +304,9 @@ class Translator:
             return outcome
         target = self.glossary.lang_dir(TARGET_LANG) / job.rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        # The image step picks the Chinese variant of each diagram, where one exists.
+        written = parse_page(text, target, f"glossary/{TARGET_LANG}/{job.rel}", job.rel, TARGET_LANG)
+        text, _ = fix_text(self.glossary, written)
         write_text_atomic(target, text)
         outcome.status = "translated"
         return outcome

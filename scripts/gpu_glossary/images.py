@@ -1,0 +1,298 @@
+"""The image step: find every image in every page, check it, repair links, make dark variants.
+
+Images live once, in glossary/images/, and are shown per colour scheme with Material's
+`#only-light` / `#only-dark` fragments. Chinese pages use `name.zh.svg` where it exists.
+`--check` makes broken, remote, unlabelled or light-only images impossible to ship;
+`--fix` rewrites the legacy and wrong forms; `--localize` copies remote images in;
+`--make-dark` derives `name.dark.svg` from `name.svg` through the palette in PALETTE.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .atomic import write_text_atomic
+from .glossary import SOURCE_LANG, Glossary
+from .page import Page, Problem
+
+IMAGES = "images"
+LIGHT, DARK = "#only-light", "#only-dark"
+LEGACY_SCHEME = "themed-image://"
+
+# PALETTE.md: light colour -> dark partner. --make-dark applies exactly this mapping.
+DARK_PALETTE = {
+    "#dcefe9": "#12352e", "#1b7f6b": "#5fd3b8",   # compute
+    "#e3ecfa": "#16253f", "#2f5fb3": "#8fb4f5",   # memory
+    "#fbe9d7": "#3d2612", "#c0620c": "#f3a55c",   # scheduling and control
+    "#ece6f5": "#281f38", "#6a4c9c": "#b9a2e6",   # host
+    "#f6f8fa": "#22272e", "#8c959f": "#768390",   # neutral
+    "#1f2328": "#e6edf3", "#57606a": "#9da7b1",   # text, secondary text
+    "#ffffff": "#1e2129",                         # background
+}
+
+_MARKDOWN_IMAGE = re.compile(r"!\[(?P<alt>(?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?(?P<target>[^)\s>]*)>?(?P<title>\s+\"[^\"]*\")?\s*\)")
+_REFERENCE_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\[(?P<label>[^\]]*)\]")
+_REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[(?P<label>[^\]]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?")
+_HTML_IMAGE = re.compile(r"<img\b[^>]*>", re.I)
+_HTML_ATTRIBUTE = re.compile(r"""\b(?P<name>src|alt)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>]+))""", re.I)
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """One image on a page; (line, start, end) locate its target for rewriting."""
+
+    page: Page
+    line: int
+    kind: str  # "markdown", "reference" or "html"
+    target: str
+    alt: str
+    start: int
+    end: int
+
+    @property
+    def is_remote(self) -> bool:
+        return self.target.lower().startswith(("http://", "https://", "//"))
+
+    @property
+    def fragment(self) -> str:
+        return urlsplit(self.target).fragment
+
+    def resolved(self) -> str | None:
+        """Where a local image points, relative to the site root (`images/x.svg`)."""
+        if self.is_remote or self.target.startswith(LEGACY_SCHEME):
+            return None
+        path = urlsplit(self.target).path
+        if path.startswith("/"):
+            return posixpath.normpath(path.lstrip("/"))
+        return posixpath.normpath(posixpath.join(posixpath.dirname(self.page.rel), path))
+
+
+def find_images(page: Page) -> list[ImageRef]:
+    """Markdown inline and reference-style images and HTML <img>, outside code."""
+    definitions: dict[str, tuple[int, int, int, str]] = {}
+    lines = list(page.prose_lines())
+    for number, line in lines:
+        definition = _REFERENCE_DEFINITION.match(line)
+        if definition:
+            definitions[definition.group("label").lower()] = (number, definition.start("target"), definition.end("target"), definition.group("target"))
+    found = []
+    for number, line in lines:
+        for match in _MARKDOWN_IMAGE.finditer(line):
+            found.append(ImageRef(page, number, "markdown", match.group("target"), match.group("alt"), match.start("target"), match.end("target")))
+        for match in _REFERENCE_IMAGE.finditer(line):
+            label = (match.group("label") or match.group("alt")).lower()
+            if label in definitions:
+                where, start, end, target = definitions[label]
+                found.append(ImageRef(page, where, "reference", target, match.group("alt"), start, end))
+            else:
+                found.append(ImageRef(page, number, "reference", "", match.group("alt"), match.start(), match.start()))
+        for tag in _HTML_IMAGE.finditer(line):
+            attributes = {m.group("name").lower(): (m, next(g for g in ("dq", "sq", "bare") if m.group(g) is not None))
+                          for m in _HTML_ATTRIBUTE.finditer(tag.group(0))}
+            src = attributes.get("src")
+            alt = attributes.get("alt")
+            target = src[0].group(src[1]) if src else ""
+            start = tag.start() + src[0].start(src[1]) if src else tag.start()
+            end = tag.start() + src[0].end(src[1]) if src else tag.start()
+            found.append(ImageRef(page, number, "html", target, alt[0].group(alt[1]) if alt else "", start, end))
+    return found
+
+
+def variant(name: str, lang: str, dark: bool) -> str:
+    """`x.svg` -> `x.zh.dark.svg` etc.: the file for a language and scheme."""
+    stem, dot, extension = name.rpartition(".")
+    stem = re.sub(r"(\.zh)?(\.dark)?$", "", stem)
+    return stem + (".zh" if lang == "zh" else "") + (".dark" if dark else "") + dot + extension
+
+
+def base_name(name: str) -> str:
+    """The author's file name behind any variant: `x.zh.dark.svg` -> `x.svg`."""
+    return variant(name, SOURCE_LANG, dark=False)
+
+
+def relative_link(rel: str, site_path: str) -> str:
+    """The link from the page at `rel` to `site_path` (both relative to the site root)."""
+    return posixpath.relpath(site_path, posixpath.dirname(rel) or ".")
+
+
+# -- check ------------------------------------------------------------------------------
+def check_images(glossary: Glossary) -> list[Problem]:
+    problems: list[Problem] = []
+    for lang, pages in glossary.pages.items():
+        for page in pages.values():
+            problems.extend(_check_page(glossary, page))
+            english = glossary.page(SOURCE_LANG, page.rel)
+            if lang != SOURCE_LANG and english is not None:
+                problems.extend(_compare_with_english(page, english))
+    return problems
+
+
+def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
+    problems = []
+    refs = find_images(page)
+    shown = {(ref.resolved(), ref.fragment) for ref in refs}
+    for ref in refs:
+        where = ref.target or "(no target)"
+        if not ref.alt.strip():
+            problems.append(page.problem(ref.line, f"image '{where}' has no alt text: describe what it shows"))
+        if not ref.target:
+            problems.append(page.problem(ref.line, "image has no target (an undefined reference?)"))
+            continue
+        if ref.target.startswith(LEGACY_SCHEME):
+            problems.append(page.problem(ref.line, f"legacy image link '{ref.target}': `gpu-glossary images --fix` turns it into a light/dark pair"))
+            continue
+        if ref.is_remote:
+            problems.append(page.problem(ref.line, f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ (no hot-linking)"))
+            continue
+        site_path = ref.resolved()
+        file = glossary.images_dir / site_path.removeprefix(f"{IMAGES}/") if site_path.startswith(f"{IMAGES}/") else None
+        if file is None or not file.is_file():
+            fixable = _find_by_name(glossary, site_path)
+            hint = f": `gpu-glossary images --fix` points it at {relative_link(page.rel, fixable)}" if fixable else f" (looked for glossary/{site_path})"
+            problems.append(page.problem(ref.line, f"image '{ref.target}' does not exist{hint}"))
+            continue
+        if ".dark." in file.name:
+            continue
+        dark_site = posixpath.join(posixpath.dirname(site_path), variant(file.name, page.lang, dark=True))
+        dark_file = glossary.images_dir / dark_site.removeprefix(f"{IMAGES}/")
+        if ref.fragment != LIGHT[1:] or (dark_site, DARK[1:]) not in shown or not dark_file.is_file():
+            problems.append(page.problem(ref.line, f"image '{ref.target}' has no dark variant: show it with {LIGHT} next to "
+                                                   f"{relative_link(page.rel, dark_site)}{DARK} (`gpu-glossary images --make-dark` draws it)"))
+    return problems
+
+
+def _compare_with_english(page: Page, english: Page) -> list[Problem]:
+    def normalised(refs: list[ImageRef]) -> list[tuple[str, str]]:
+        return sorted((base_name(posixpath.basename(urlsplit(r.target).path)) if not r.is_remote else r.target, r.fragment) for r in refs)
+
+    ours, theirs = normalised(find_images(page)), normalised(find_images(english))
+    if ours != theirs:
+        missing = [name for name in theirs if name not in ours]
+        extra = [name for name in ours if name not in theirs]
+        return [page.problem(1, f"images differ from {english.display_path}: missing {[m[0] for m in missing]}, extra {[e[0] for e in extra]}")]
+    return []
+
+
+def _find_by_name(glossary: Glossary, site_path: str | None) -> str | None:
+    if not site_path:
+        return None
+    name = posixpath.basename(site_path)
+    return f"{IMAGES}/{name}" if (glossary.images_dir / name).is_file() else None
+
+
+# -- fix --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Change:
+    path: str
+    line: int
+    old: str
+    new: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.old} -> {self.new}"
+
+
+def fix_text(glossary: Glossary, page: Page) -> tuple[str, list[Change]]:
+    """The page's text with every repairable image link repaired, and what changed."""
+    lines = page.text.replace("\r\n", "\n").split("\n")
+    changes: list[Change] = []
+    refs = sorted(find_images(page), key=lambda r: (r.line, -r.start))
+    for ref in refs:
+        index = ref.line - 1
+        line = lines[index]
+        if ref.target.startswith(LEGACY_SCHEME) and ref.kind == "markdown":
+            name = ref.target[len(LEGACY_SCHEME):].lstrip("/")
+            light = relative_link(page.rel, f"{IMAGES}/{_local_variant(glossary, name, page.lang, dark=False)}")
+            dark = relative_link(page.rel, f"{IMAGES}/{_local_variant(glossary, name, page.lang, dark=True)}")
+            whole = re.compile(r"!\[[^\]]*\]\(\s*<?" + re.escape(ref.target) + r">?(?:\s+\"[^\"]*\")?\s*\)")
+            match = whole.search(line)
+            if match:
+                pair = f"![{ref.alt}]({light}{LIGHT}) ![{ref.alt}]({dark}{DARK})"
+                lines[index] = line[: match.start()] + pair + line[match.end():]
+                changes.append(Change(page.display_path, ref.line, ref.target, f"{light}{LIGHT} + {dark}{DARK}"))
+            continue
+        new_target = _repaired_target(glossary, page, ref)
+        if new_target and new_target != ref.target:
+            lines[index] = line[: ref.start] + new_target + line[ref.end:]
+            changes.append(Change(page.display_path, ref.line, ref.target, new_target))
+    return "\n".join(lines), changes
+
+
+def _local_variant(glossary: Glossary, name: str, lang: str, dark: bool) -> str:
+    """The best file for a language and scheme: the Chinese variant where it exists."""
+    folder, _, file = name.rpartition("/")
+    candidates = [variant(file, lang, dark)] if lang != SOURCE_LANG else []
+    candidates.append(variant(file, SOURCE_LANG, dark))
+    for candidate in candidates:
+        if (glossary.images_dir / folder / candidate).is_file():
+            return posixpath.join(folder, candidate) if folder else candidate
+    return posixpath.join(folder, candidates[-1]) if folder else candidates[-1]
+
+
+def _repaired_target(glossary: Glossary, page: Page, ref: ImageRef) -> str | None:
+    parts = urlsplit(ref.target)
+    fragment = f"#{parts.fragment}" if parts.fragment else ""
+    name = posixpath.basename(parts.path)
+    if ref.is_remote:
+        if not (glossary.images_dir / name).is_file():
+            return None  # only --localize can bring it in
+    else:
+        site_path = ref.resolved()
+        here = glossary.images_dir / site_path.removeprefix(f"{IMAGES}/") if site_path and site_path.startswith(f"{IMAGES}/") else None
+        if here is not None and here.is_file() and not parts.path.startswith("/"):
+            name = site_path.removeprefix(f"{IMAGES}/")
+        elif not (glossary.images_dir / name).is_file():
+            return None
+    dark = ".dark." in name or parts.fragment == DARK[1:]
+    chosen = _local_variant(glossary, name, page.lang, dark)
+    return relative_link(page.rel, f"{IMAGES}/{chosen}") + fragment
+
+
+def fix_page(glossary: Glossary, page: Page) -> list[Change]:
+    """Repair a page in place (atomically); idempotent; returns what changed."""
+    text, changes = fix_text(glossary, page)
+    if changes:
+        write_text_atomic(page.path, text)
+    return changes
+
+
+# -- dark variants ----------------------------------------------------------------------
+def make_dark_svg(svg: str) -> tuple[str, set[str]]:
+    """The dark version of a light SVG, and the colours outside the palette it left alone."""
+    unknown: set[str] = set()
+
+    def swap(match: re.Match) -> str:
+        colour = match.group(0).lower()
+        if colour in DARK_PALETTE:
+            return DARK_PALETTE[colour]
+        if colour not in DARK_PALETTE.values():
+            unknown.add(colour)
+        return match.group(0)
+
+    return _COLOUR.sub(swap, svg), unknown
+
+
+def make_dark_variants(glossary: Glossary) -> list[tuple[Path, set[str]]]:
+    """Create every missing `.dark.svg`; never overwrite one (a hand-made one wins)."""
+    created = []
+    for light in sorted(glossary.images_dir.rglob("*.svg")):
+        if ".dark." in light.name:
+            continue
+        dark = light.with_name(variant(light.name, "zh" if ".zh." in light.name else SOURCE_LANG, dark=True))
+        if dark.exists():
+            continue
+        text, unknown = make_dark_svg(light.read_text(encoding="utf-8"))
+        write_text_atomic(dark, text)
+        created.append((dark, unknown))
+    return created
+
+
+def content_name(data: bytes, extension: str) -> str:
+    """Images brought in from the web are named by their content: same bytes, same file."""
+    return hashlib.sha256(data).hexdigest()[:16] + extension
