@@ -43,7 +43,7 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
     staging = site_dir.parent / f".{site_dir.name}.build"  # same file system: renames stay atomic
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    env = dict(os.environ)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")  # Material's end-of-life banner, once per build, is noise here
     if site_url:
         env["SITE_URL"] = site_url
     started = time.perf_counter()

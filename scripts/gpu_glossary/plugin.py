@@ -112,7 +112,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         for image in sorted(glossary.images_dir.rglob("*")) if glossary.images_dir.is_dir() else []:
             if image.is_file() and image.suffix.lower() in IMAGE_EXTENSIONS:  # not PALETTE.md
                 src_uri = "images/" + image.relative_to(glossary.images_dir).as_posix()
-                files.append(File(src_uri, str(glossary.images_dir), config.site_dir, config.use_directory_urls))
+                files.append(File(src_uri, str(glossary.glossary_dir), config.site_dir, config.use_directory_urls))
         self.untranslated = set()
         if self.lang != SOURCE_LANG:
             for rel, english in glossary.pages[SOURCE_LANG].items():
@@ -176,6 +176,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
+        self._add_search_terms(page, rel)
         base_url = context.get("base_url") or "."
         if rel in self.untranslated or rel in self.generated_sources:
             page.edit_url = self._edit_url(config, SOURCE_LANG, rel) if rel in self.untranslated else None
@@ -183,6 +184,25 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         context["gg"]["report_url"] = self._report_url(config, page)
         self.site_pages.append(page)
         return context
+
+    def _add_search_terms(self, page, rel: str) -> None:
+        """Help search put a term's own page first.
+
+        The term's names become search tags (Material weighs tags far above text), and
+        pages that many others link to get a higher boost: Material matches prefixes, so
+        "warp" also hits the rarer "Warpgroup", and how often a page is referenced is
+        what tells the central term from its neighbours.
+        """
+        model = self.glossary.resolved_page(self.lang, rel)
+        if model is None or not model.section or model.is_index:
+            return
+        english = self.glossary.page(SOURCE_LANG, rel) or model
+        # Aliases stay out: "warp group" would make "warp" find Warpgroup as strongly as Warp.
+        names = [model.title, english.title, model.abbreviation]
+        page.meta["tags"] = list(dict.fromkeys(name for name in names if name))
+        search = page.meta.setdefault("search", {})
+        if isinstance(search, dict) and not search.get("exclude"):
+            search.setdefault("boost", round(1 + len(self.backlinks.get(rel, [])) / 10, 2))
 
     def on_template_context(self, context, template_name, config):
         context["gg"] = self._template_data(config, context.get("base_url") or ".", None, None)
