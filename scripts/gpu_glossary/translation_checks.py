@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from .images import base_name
 from .page import Page, parse_page
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -34,6 +35,14 @@ def clean_reply(reply: str, front_matter: bool = True) -> str:
         if line.strip() == "---":
             return "\n".join(lines[index:]).strip("\n") + "\n"
     return text.strip("\n") + "\n"
+
+
+def _link_key(link) -> tuple[bool, str]:
+    """A link's target; an image counts as the same picture in any language or scheme variant."""
+    if not link.is_image:
+        return False, link.target
+    folder, _, name = link.target.rpartition("/")
+    return True, f"{folder}/{base_name(name)}" if folder else base_name(name)
 
 
 def _tables(page: Page) -> list[tuple[int, int]]:
@@ -78,8 +87,8 @@ def structure_problems(source: Page, translation: Page) -> list[str]:
     translated_code = [(f.lang, f.code) for f in translation.fences()]
     if source_code != translated_code:
         problems.append(f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, or their text changed)")
-    source_links = sorted((l.is_image, l.target) for l in source.links())
-    translated_links = sorted((l.is_image, l.target) for l in translation.links())
+    source_links = sorted(_link_key(l) for l in source.links())
+    translated_links = sorted(_link_key(l) for l in translation.links())
     if source_links != translated_links:
         lost = sorted(set(source_links) - set(translated_links))
         added = sorted(set(translated_links) - set(source_links))
