@@ -142,3 +142,34 @@ def test_no_page_logs_a_console_error(every_page_on_a_phone):
 
 def test_no_page_scrolls_horizontally_at_390px(every_page_on_a_phone):
     assert every_page_on_a_phone["overflow"] == []
+
+
+def pages_with_images(site) -> list[str]:
+    found = []
+    for html in sorted(site.dir.rglob("index.html")):
+        if "<img" in html.read_text(encoding="utf-8"):
+            rel = html.parent.relative_to(site.dir).as_posix()
+            found.append(site.url + ("" if rel == "." else rel + "/"))
+    return found
+
+
+@pytest.mark.parametrize("scheme, hidden", [("light", "#only-dark"), ("dark", "#only-light")])
+def test_every_image_loads_and_only_this_schemes_variant_shows(site, browser, scheme, hidden):
+    urls = pages_with_images(site)
+    assert any("/zh/" in u for u in urls) and any("/zh/" not in u for u in urls), urls
+    context = browser.new_context(color_scheme=scheme)
+    tab = context.new_page()
+    problems = []
+    for url in urls:
+        tab.goto(url)
+        tab.wait_for_load_state("load")
+        images = tab.evaluate("""() => [...document.querySelectorAll('article img')].map(img => ({
+            src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
+            shown: getComputedStyle(img).display !== 'none' && img.getBoundingClientRect().width > 0}))""")
+        for image in images:
+            if not image["loaded"]:
+                problems.append(f"{url}: {image['src']} did not load")
+            if image["shown"] == image["src"].endswith(hidden):
+                problems.append(f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme")
+    context.close()
+    assert problems == []

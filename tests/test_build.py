@@ -140,3 +140,13 @@ def test_edit_and_report_links_name_the_right_file_and_page(site):
         assert query["page"] == [f"{site.url}{prefix}device-software/warp/"]
         assert query["language"] == [language]
         assert query["title"][0].endswith("线程束" if lang == "zh" else "Warp")
+
+
+def test_search_entries_carry_term_names_and_reference_boost(site):
+    index = json.loads(read(site, "search/search_index.json"))
+    page_docs = {doc["location"]: doc for doc in index["docs"] if "#" not in doc["location"]}
+    warp, warpgroup = page_docs["device-software/warp/"], page_docs["device-software/warpgroup/"]
+    assert warp["tags"] == ["Warp"]
+    assert warp["boost"] > warpgroup["boost"] >= 1  # more pages link to Warp
+    zh_docs = {doc["location"]: doc for doc in json.loads(read(site, "zh/search/search_index.json"))["docs"]}
+    assert zh_docs["device-software/warp/"]["tags"] == ["线程束", "Warp"]
