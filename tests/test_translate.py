@@ -214,7 +214,7 @@ def test_persistent_failures_leave_the_old_page_untouched(project, server, behav
     result = translate(project, server, "--timeout", "1", "--retries", "1", "--report", "report.json")
     assert result.returncode == 1
     assert zh(project, WARP).read_bytes() == old
-    assert f"glossary/zh/device-software/warp.md: failed: " in result.stdout and reason in result.stdout, result.stdout
+    assert "glossary/zh/device-software/warp.md: failed: " in result.stdout and reason in result.stdout, result.stdout
     assert_valid_translation(project, OCCUPANCY)  # the other page is still translated
     report = json.loads((project / "report.json").read_text(encoding="utf-8"))
     failed = [p for p in report["pages"] if p["status"] == "failed"]

@@ -1,7 +1,5 @@
 """Unit tests of the translator's parts: protection, splitting, reply cleaning, structure checks."""
 
-from pathlib import Path
-
 import pytest
 
 from gpu_glossary.glossary import load_glossary

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from .images import check_images
 from .glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
-from .page import SECTIONS, SOURCE_HASH_KEY, Page, Problem
+from .page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
 from .terminology import Terminology, TerminologyError, load_terminology
 
 _RAW_HTML = [
@@ -23,10 +22,6 @@ _RAW_HTML = [
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 IMAGE_EXTENSIONS = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 SUMMARY_LIMIT = 200
-
-
-def _resolve(page: Page, path: str) -> str:
-    return posixpath.normpath(posixpath.join(posixpath.dirname(page.rel), unquote(path)))
 
 
 def _check_location(page: Page) -> list[Problem]:
@@ -55,7 +50,7 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
             problems.append(page.problem(link.line, f"site-absolute link '{target}': use a relative .md link"))
             continue
         if parts.path:
-            rel = _resolve(page, parts.path)
+            rel = resolve_link(page.rel, parts.path)
             if not rel.endswith(".md"):
                 problems.append(page.problem(link.line, f"link '{target}' must point at a .md file"))
                 continue

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, Glossary
-from .page import Page, Problem
+from .page import Page, Problem, resolve_link
 
 IMAGES = "images"
 LIGHT, DARK = "#only-light", "#only-dark"
@@ -70,7 +70,7 @@ class ImageRef:
         path = urlsplit(self.target).path
         if path.startswith("/"):
             return posixpath.normpath(path.lstrip("/"))
-        return posixpath.normpath(posixpath.join(posixpath.dirname(self.page.rel), path))
+        return resolve_link(self.page.rel, path)
 
 
 def find_images(page: Page) -> list[ImageRef]:

@@ -7,13 +7,12 @@ and each page's source beside its HTML with links to the other sources.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass
 from typing import Callable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from .page import Page, mask_inline_code
+from .page import Page, mask_inline_code, resolve_link
 
 _LINK_TARGET = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?)([^)\s>]*)")
 _HEADING = re.compile(r"^(#{1,6}[ \t]+)(.*?)[ \t]*(?:\{[^}]*\})?[ \t]*$")
@@ -58,7 +57,7 @@ def _resolve(page: Page, target: str) -> tuple[str, str] | None:
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or target.startswith("/"):
         return None
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(page.rel), unquote(parts.path))) if parts.path else page.rel
+    path = resolve_link(page.rel, parts.path) if parts.path else page.rel
     return path, parts.fragment
 
 

@@ -9,14 +9,15 @@ link to a term page is recognised by its path and given the term's title and sum
 
 from __future__ import annotations
 
-import posixpath
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from markdown import Extension
 from markdown.treeprocessors import Treeprocessor
+
+from .page import resolve_link
 
 _SKIP_TAGS = {"code", "pre", "a", "abbr", "script", "style", "kbd", "samp"}
 
@@ -62,7 +63,7 @@ class _GlossaryTreeprocessor(Treeprocessor):
         parts = urlsplit(href)
         if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
             return
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(self.state.page_rel), unquote(parts.path)))
+        target = resolve_link(self.state.page_rel, parts.path)
         info = self.state.terms.get(target)
         if info and target != self.state.page_rel:
             link.set("data-gg-title", info.title)

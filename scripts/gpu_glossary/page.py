@@ -9,9 +9,11 @@ not a traceback.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 import frontmatter
 import yaml
@@ -76,6 +78,11 @@ _LINK = re.compile(
 )
 _REF_DEF = re.compile(r"^[ \t]{0,3}\[(?P<label>[^\]]+)\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t]+.*)?$")
 _HTML_COMMENT_MARKER = re.compile(r"^[ \t]*<!--\s*(?P<marker>.*?)\s*-->[ \t]*$")
+
+
+def resolve_link(rel: str, path: str) -> str:
+    """Where a relative link `path` on the page at `rel` points, relative to the language root."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(path)))
 
 
 def source_hash(text: str) -> str:

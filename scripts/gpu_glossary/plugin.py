@@ -22,7 +22,6 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
-from mkdocs.utils import get_relative_url
 
 from .check import IMAGE_EXTENSIONS, check_glossary
 from .generated_pages import index_page, terminology_page
@@ -30,7 +29,7 @@ from .glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, Glossary, load_glo
 from .i18n import strings
 from .llms import SitePage, llms_full, llms_txt, markdown_twin, twin_url
 from .markdown_ext import GlossaryExtension, GlossaryState, TermInfo
-from .page import parse_page
+from .page import parse_page, resolve_link
 from .terminology import TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
@@ -149,7 +148,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
                 target = link.target.split("#")[0]
                 if link.is_image or not target.endswith(".md") or "://" in target:
                     continue
-                target_rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
+                target_rel = resolve_link(rel, target)
                 if target_rel != rel and rel not in backlinks[target_rel]:
                     backlinks[target_rel].append(rel)
         self.backlinks = dict(backlinks)
