@@ -92,6 +92,9 @@ def test_missing_and_stale_pages_are_translated_and_nothing_else(project, server
         meta = assert_valid_translation(project, rel)
         assert meta["translation_model"] == "deepseek-flash"
     assert load_glossary(project).page("zh", OCCUPANCY).meta.get("aliases")  # translated, key kept
+    occupancy = zh(project, OCCUPANCY).read_text(encoding="utf-8")
+    assert "../images/latency-hiding.zh.svg#only-light" in occupancy  # the image step ran on the written page
+    assert "../images/latency-hiding.svg#" not in occupancy
     assert zh(project, KERNEL).read_bytes() == old_kernel
     assert not [p for p in run_check(project) if p.severity == "error" and p.path.startswith("glossary/zh/")
                 and p.path.endswith((OCCUPANCY, WARP))]
