@@ -6,13 +6,12 @@ import re
 
 from .glossary import SOURCE_LANG, Glossary
 from .i18n import strings
+from .page import front_matter_block
 from .terminology import Terminology
 
 
 def _front_matter(title: str, summary: str) -> str:
-    import yaml
-
-    return "---\n" + yaml.safe_dump({"title": title, "summary": summary}, allow_unicode=True, sort_keys=False) + "---\n\n"
+    return front_matter_block({"title": title, "summary": summary}) + "\n"
 
 
 def _escape(text: str) -> str:

@@ -116,6 +116,13 @@ def base_name(name: str) -> str:
     return variant(name, SOURCE_LANG, dark=False)
 
 
+def image_file(glossary: Glossary, site_path: str | None) -> Path | None:
+    """The file in glossary/images/ behind a site path like `images/x.svg` (None if outside it)."""
+    if not site_path or not site_path.startswith(f"{IMAGES}/"):
+        return None
+    return glossary.images_dir / site_path.removeprefix(f"{IMAGES}/")
+
+
 def relative_link(rel: str, site_path: str) -> str:
     """The link from the page at `rel` to `site_path` (both relative to the site root)."""
     return posixpath.relpath(site_path, posixpath.dirname(rel) or ".")
@@ -151,7 +158,7 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
             problems.append(page.problem(ref.line, f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ (no hot-linking)"))
             continue
         site_path = ref.resolved()
-        file = glossary.images_dir / site_path.removeprefix(f"{IMAGES}/") if site_path.startswith(f"{IMAGES}/") else None
+        file = image_file(glossary, site_path)
         if file is None or not file.is_file():
             fixable = _find_by_name(glossary, site_path)
             hint = f": `gpu-glossary images --fix` points it at {relative_link(page.rel, fixable)}" if fixable else f" (looked for glossary/{site_path})"
@@ -160,7 +167,7 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
         if ".dark." in file.name:
             continue
         dark_site = posixpath.join(posixpath.dirname(site_path), variant(file.name, page.lang, dark=True))
-        dark_file = glossary.images_dir / dark_site.removeprefix(f"{IMAGES}/")
+        dark_file = image_file(glossary, dark_site)
         if ref.fragment != LIGHT[1:] or (dark_site, DARK[1:]) not in shown or not dark_file.is_file():
             problems.append(page.problem(ref.line, f"image '{ref.target}' has no dark variant: show it with {LIGHT} next to "
                                                    f"{relative_link(page.rel, dark_site)}{DARK} (`gpu-glossary images --make-dark` draws it)"))
@@ -244,7 +251,7 @@ def _repaired_target(glossary: Glossary, page: Page, ref: ImageRef) -> str | Non
             return None  # only --localize can bring it in
     else:
         site_path = ref.resolved()
-        here = glossary.images_dir / site_path.removeprefix(f"{IMAGES}/") if site_path and site_path.startswith(f"{IMAGES}/") else None
+        here = image_file(glossary, site_path)
         if here is not None and here.is_file() and not parts.path.startswith("/"):
             name = site_path.removeprefix(f"{IMAGES}/")
         elif not (glossary.images_dir / name).is_file():

@@ -85,6 +85,11 @@ def resolve_link(rel: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(path)))
 
 
+def front_matter_block(meta: dict) -> str:
+    """A `---` block holding `meta` as YAML, keys in the given order, Chinese kept readable."""
+    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
+
+
 def source_hash(text: str) -> str:
     """Hash of an English page as a Chinese page records it (line endings normalised)."""
     return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()[:16]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, load_glossary
 from .prompt import system_message
 from .terminology import TerminologyError, load_terminology
-from .translator import (TARGET_LANG, FatalAPIError, Settings, cost, estimate_job, now, orphans, run_jobs,
+from .translator import (TARGET_LANG, FatalAPIError, Settings, cost, estimate_job, orphans, run_jobs,
                          select_jobs, totals, unmatched_patterns)
 
 KEY_VARIABLE = "DEEPSEEK_API_KEY"
@@ -76,7 +77,7 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
     if not settings.api_key:
         raise click.ClickException(f"{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=<your API key> (or use --dry-run)")
 
-    started = now()
+    started = time.perf_counter()
     bar = tqdm(total=len(jobs), unit="page", desc="Translating", disable=None)
 
     def progress(outcome) -> None:
@@ -92,7 +93,7 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         click.echo("Interrupted: every page is either as it was or completely translated; run again to continue.", err=True)
         return 130
     bar.close()
-    summary = totals(outcomes, in_scope - len(jobs), settings.prices, now() - started)
+    summary = totals(outcomes, in_scope - len(jobs), settings.prices, time.perf_counter() - started)
     _print_summary(summary)
     for outcome in outcomes:
         if outcome.status != "translated":

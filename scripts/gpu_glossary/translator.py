@@ -11,17 +11,15 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import openai
-import yaml
 
 from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, Glossary
 from .images import fix_text
-from .page import SOURCE_HASH_KEY, Page, parse_page
+from .page import SOURCE_HASH_KEY, Page, front_matter_block, parse_page
 from .prompt import retry_note, system_message, translate_request, update_request
 from .protect import PLACEHOLDER, ProtectedText
 from .terminology import Terminology
@@ -123,10 +121,6 @@ def orphans(glossary: Glossary) -> list[Page]:
 
 
 # -- documents --------------------------------------------------------------------------
-def _front_matter(meta: dict) -> str:
-    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
-
-
 def _translatable_meta(page: Page) -> dict:
     return {key: page.meta[key] for key in TRANSLATED_KEYS if key in page.meta}
 
@@ -159,7 +153,7 @@ def compose_page(english: Page, translated: dict, body: str, model: str, source_
         meta[key] = translated.get(key, value) if key in TRANSLATED_KEYS else value
     meta[SOURCE_HASH_KEY] = source_hash
     meta[MODEL_KEY] = model
-    return _front_matter(meta) + "\n" + body.lstrip("\n")
+    return front_matter_block(meta) + "\n" + body.lstrip("\n")
 
 
 @dataclass
@@ -175,10 +169,10 @@ def prepare(job: Job, max_chars: int) -> PreparedPage:
     protected = ProtectedText()
     body = protected.protect(job.english.body)
     chunks = split_at_headings(body, max_chars)
-    chunks[0] = _front_matter(_translatable_meta(job.english)) + "\n" + chunks[0]
+    chunks[0] = front_matter_block(_translatable_meta(job.english)) + "\n" + chunks[0]
     references: list[str | None] = [None] * len(chunks)
     if job.previous is not None and job.reason == "stale" and not job.previous.problems:
-        previous = _front_matter(_translatable_meta(job.previous)) + "\n" + protected.protect_reference(job.previous.body)
+        previous = front_matter_block(_translatable_meta(job.previous)) + "\n" + protected.protect_reference(job.previous.body)
         if len(chunks) == 1:
             references = [previous]
         else:
@@ -414,7 +408,3 @@ def estimate_job(job: Job, system: str, max_chars: int) -> tuple[int, int]:
     sent = sum(estimate_tokens(c) + estimate_tokens(r or "") for c, r in zip(prepared.chunks, prepared.references))
     document = sum(estimate_tokens(c) for c in prepared.chunks)
     return sent + estimate_tokens(system) * len(prepared.chunks), int(document * 1.2)
-
-
-def now() -> float:
-    return time.perf_counter()
