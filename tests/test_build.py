@@ -150,3 +150,19 @@ def test_search_entries_carry_term_names_and_reference_boost(site):
     assert warp["boost"] > warpgroup["boost"] >= 1  # more pages link to Warp
     zh_docs = {doc["location"]: doc for doc in json.loads(read(site, "zh/search/search_index.json"))["docs"]}
     assert zh_docs["device-software/warp/"]["tags"] == ["线程束", "Warp"]
+
+
+def test_search_indexes_are_compact_utf8_without_repeated_or_useless_entries(site):
+    for prefix in ("", "zh/"):
+        raw = (site.dir / prefix / "search/search_index.json").read_bytes()
+        text = raw.decode("utf-8")
+        # UTF-8, not ASCII-escaped (\u7ebf: twice the bytes for Chinese), and no spaces between tokens
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        docs = json.loads(text)["docs"]
+        locations = [doc["location"] for doc in docs]
+        assert not [loc for loc in locations if loc.endswith("#referenced-by")]
+        assert "terms/" in locations and not [loc for loc in locations if loc.startswith("terms/#")]
+        assert not [doc["location"] for doc in docs if "#" in doc["location"] and "tags" in doc]
+        sections = [doc for doc in docs if doc["location"].startswith("device-software/warp/#")]
+        assert sections and all(doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections)
+    assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")

@@ -30,6 +30,7 @@ from .i18n import strings
 from .llms import SitePage, llms_full, llms_txt, markdown_twin, twin_url
 from .markdown_ext import GlossaryExtension, GlossaryState, TermInfo
 from .page import parse_page, resolve_link
+from .search_index import rewrite_index
 from .terminology import TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
@@ -170,7 +171,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
                 source_page = self.glossary.resolved_page(self.lang, source)
                 link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
                 items.append(f"- [{source_page.title}]({link})")
-            markdown = markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by}}\n\n" + "\n".join(items) + "\n"
+            # data-search-exclude: a list of titles adds nothing to search but weight.
+            markdown = (markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by data-search-exclude}}\n\n"
+                        + "\n".join(items) + "\n")
         return markdown
 
     def on_page_context(self, context, page, config, nav):
@@ -246,9 +249,13 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         }
 
     # -- after the build ----------------------------------------------------------
+    @event_priority(-50)  # after Material's search plugin has written its index
     def on_post_build(self, config) -> None:
         site_dir = Path(config.site_dir)
         self._patch_material_alternate_lookup(site_dir)
+        index = site_dir / "search" / "search_index.json"
+        if index.is_file():
+            rewrite_index(index)
         self._write_llms_files(config, site_dir)
         if self._jieba_dict:
             Path(self._jieba_dict).unlink(missing_ok=True)
