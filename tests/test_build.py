@@ -166,3 +166,9 @@ def test_search_indexes_are_compact_utf8_without_repeated_or_useless_entries(sit
         sections = [doc for doc in docs if doc["location"].startswith("device-software/warp/#")]
         assert sections and all(doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections)
     assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")
+
+
+def test_code_keeps_its_text_without_whitespace_spans(site):
+    html = read(site, "perf/roofline-model/index.html")
+    assert '<span class="w">' not in html
+    assert '<span class="cp">#include</span> <span class="cpf">&lt;algorithm&gt;</span>' in html
