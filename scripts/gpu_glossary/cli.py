@@ -340,6 +340,25 @@ def examples_prune() -> None:
     click.echo(f"{len(orphans)} record(s) removed", err=True)
 
 
+@main.command()
+def plots() -> None:
+    """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
+    from .examples import load_runs
+    from .plots import PlotError, write_charts
+
+    root = _root()
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    try:
+        written = write_charts(root / "glossary" / "images", runs)
+    except PlotError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"drawn {path.relative_to(root)}")
+    click.echo(f"{len(written)} chart file(s) changed", err=True)
+
+
 @main.command("translation-summary")
 @click.argument("report", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def translation_summary(report: Path) -> None:
