@@ -90,6 +90,27 @@ def serve(port: int, no_build: bool) -> None:
 
 
 @main.command()
+@click.argument("spec", metavar="SECTION/SLUG")
+@click.option("--title", required=True, help="The term as people write it, e.g. \"Bank conflict\".")
+@click.option("--after", default=None, metavar="SLUG", help="Place it in the nav after this page of the section [default: at the end].")
+def new(spec: str, title: str, after: str | None) -> None:
+    """Start a term page from the template and add it to the nav in mkdocs.yml."""
+    from .new_term import NewTermError, create_term
+
+    root = _root()
+    try:
+        path = create_term(root, spec, title, after)
+    except NewTermError as exc:
+        raise click.ClickException(str(exc)) from None
+    rel = path.relative_to(root).as_posix()
+    click.echo(f"Created {rel} and listed it in the nav of mkdocs.yml.\n\nNext:\n"
+               f"  1. Write it: definition first, links to other terms, a Sources list (CONTRIBUTING.md).\n"
+               f"  2. Preview: make site  (the page reloads as you save), and fix what `make check` says.\n"
+               f"  3. Chinese: leave it to the translation pull request, or write glossary/zh/{rel.split('/', 2)[2]}\n"
+               f"     and run `gpu-glossary stamp` on it.")
+
+
+@main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def stamp(paths: tuple[Path, ...]) -> None:
     """Mark Chinese pages as translated from the current English page (after a hand review).
