@@ -144,8 +144,13 @@ def _is_library(flag: str) -> bool:
     return flag.startswith("-l") and flag not in _NVCC_OPTIONS_STARTING_WITH_L
 
 
+_TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def normalize_output(text: str) -> str:
-    """Output as a page shows it: Unix line ends, no trailing spaces, no trailing blank lines."""
+    """Output as a page shows it: Unix line ends, no terminal colour or underline codes,
+    no trailing spaces, no trailing blank lines."""
+    text = _TERMINAL_ESCAPE.sub("", text)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
 
