@@ -172,3 +172,27 @@ def test_code_keeps_its_text_without_whitespace_spans(site):
     html = read(site, "perf/roofline-model/index.html")
     assert '<span class="w">' not in html
     assert '<span class="cp">#include</span> <span class="cpf">&lt;algorithm&gt;</span>' in html
+
+
+def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
+    """The provenance line comes from glossary/runs.yml, localised, under each output block."""
+    from gpu_glossary.examples import load_runs
+
+    record = load_runs(ROOT).records["perf/memory-coalescing.md#coalescing"]
+    expected = {
+        "perf/memory-coalescing/index.html": f"<strong>Output on {record.device}</strong> · driver {record.driver} · CUDA {record.cuda}",
+        "zh/perf/memory-coalescing/index.html": f"<strong>输出来自 {record.device}</strong> · 驱动 {record.driver} · CUDA {record.cuda}",
+    }
+    for path, line in expected.items():
+        html = read(site, path)
+        assert f'<p class="gg-run">{line} · <time datetime="{record.date}">{record.date}</time></p>' in html, path
+    pages_with_examples = {e.page.rel for e in _all_examples()}
+    for rel in pages_with_examples:
+        html = read(site, rel.removesuffix(".md") + "/index.html")
+        assert 'class="gg-run"' in html, rel
+
+
+def _all_examples():
+    from gpu_glossary.examples import all_examples
+
+    return all_examples(load_glossary(ROOT).pages["en"].values())[0]
