@@ -100,6 +100,18 @@ def test_raw_html_is_rejected_outside_code(project, html, message):
     assert not any(":11:" in e for e in found)
 
 
+def test_code_fence_never_closed_names_the_line_it_opened(project):
+    add_page(project, "glossary/en/perf/fence.md", page("Text.\n\n~~~~cuda\nint x;\n~~~\n\nMore text."))
+    found = errors(project)
+    assert "glossary/en/perf/fence.md:8: error: code fence opened here is never closed: the rest of the page would render as code; add a closing ~~~~ line" in found
+
+
+def test_a_page_saved_with_a_byte_order_mark_passes(project):
+    path = project / WARP_EN
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert not [e for e in errors(project) if WARP_EN in e]
+
+
 def test_code_fence_without_language(project):
     add_page(project, "glossary/en/perf/fence.md", page("```\nplain\n```"))
     assert any(e.startswith("glossary/en/perf/fence.md:6: error: code fence has no language") for e in errors(project))

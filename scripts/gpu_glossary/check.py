@@ -73,6 +73,8 @@ def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
     for fence in page.fences():
         if not fence.lang:
             problems.append(page.problem(fence.line, "code fence has no language: write ```cuda, ```python, ```text, ```console …"))
+        if not fence.closed:
+            problems.append(page.problem(fence.line, f"code fence opened here is never closed: the rest of the page would render as code; add a closing {fence.fence} line"))
     avoided = terminology.avoided() if terminology and page.lang == "zh" else {}
     front_lines = [(page.meta_lines.get(key, 1), page.meta.get(key)) for key in ("title", "summary")]
     for number, line in [*front_lines, *page.prose_lines()]:
