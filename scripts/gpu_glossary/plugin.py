@@ -24,6 +24,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from .check import IMAGE_EXTENSIONS, check_glossary
+from .csp import with_policy
 from .generated_pages import escape_markdown, index_page, terminology_page
 from .glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from .i18n import strings
@@ -201,6 +202,12 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if problems:
             raise PluginError(f"{len(problems)} error(s) in the glossary pages' HTML (listed above); `gpu-glossary check` shows them too")
         return env
+
+    def on_post_page(self, output: str, page, config) -> str:
+        return with_policy(output)
+
+    def on_post_template(self, output_content: str, template_name: str, config) -> str:
+        return with_policy(output_content) if template_name.endswith(".html") else output_content
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
