@@ -78,8 +78,13 @@ def test_chinese_index_keeps_terminology_words_whole(site):
 
 
 def test_llms_files_and_markdown_twins(site):
+    from test_llms import assert_llms_txt_format
+
     llms = read(site, "llms.txt")
     assert llms.startswith("# GPU Glossary\n\n> ")
+    assert_llms_txt_format(llms)
+    assert_llms_txt_format(read(site, "zh/llms.txt"))
+    assert "\n## Overview\n\n- [GPU Glossary](" in llms
     assert f"[Warp]({site.url}device-software/warp/index.md)" in llms
     zh_llms = read(site, "zh/llms.txt")
     assert f"({site.url}zh/device-software/warp/index.md)" in zh_llms and "线程束" in zh_llms

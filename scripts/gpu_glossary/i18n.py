@@ -18,6 +18,7 @@ STRINGS = {
         "not_found_text": "There is no page at this address. Try the search, the A–Z index, or the home page.",
         "home": "Home",
         "full_text": "The whole glossary in one Markdown file",
+        "overview": "Overview",
         "report": "Report a problem with this page",
     },
     "zh": {
@@ -37,6 +38,7 @@ STRINGS = {
         "not_found_text": "这个地址没有页面。可以试试搜索、A–Z 索引或首页。",
         "home": "首页",
         "full_text": "整个术语表合成的一个 Markdown 文件",
+        "overview": "概览",
         "report": "报告本页的问题",
     },
 }

@@ -322,8 +322,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             target = site_dir / twin_url(site_page.url)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(markdown_twin(site_page, by_rel, site_url), encoding="utf-8")
-        label = strings(self.lang)["full_text"]
-        (site_dir / "llms.txt").write_text(llms_txt(config.site_name, home_summary, pages, site_url, label), encoding="utf-8")
+        words = strings(self.lang)
+        (site_dir / "llms.txt").write_text(llms_txt(config.site_name, home_summary, pages, site_url, words["full_text"],
+                                                    words["overview"]), encoding="utf-8")
         (site_dir / "llms-full.txt").write_text(llms_full(config.site_name, home_summary, pages, site_url), encoding="utf-8")
 
     # -- navigation ---------------------------------------------------------------
