@@ -53,12 +53,14 @@ def memoize(namespace: str, key_parts: list[str], compute: Callable[[], object])
     except (OSError, ValueError):
         pass  # not cached yet, or unreadable: compute it
     value = compute()
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(value, out, ensure_ascii=False)
-        os.replace(temporary, path)
+        os.replace(temporary, path)  # readers see the whole entry or none
     except OSError:
-        pass  # a read-only or full disk only costs speed
+        if temporary:
+            Path(temporary).unlink(missing_ok=True)  # a read-only or full disk only costs speed
     return value
