@@ -21,6 +21,8 @@ def test_both_languages_built_with_their_own_sitemaps_and_404(site):
             assert (site.dir / prefix / name).is_file(), prefix + name
     assert '<html lang="zh"' in read(site, "zh/index.html")
     assert "页面不存在" in read(site, "zh/404.html") and "Page not found" in read(site, "404.html")
+    for not_found in ("404.html", "zh/404.html"):  # the theme's own pages carry the policy too
+        assert '<meta http-equiv="Content-Security-Policy" content="default-src \'self\'; script-src \'self\' \'sha256-' in read(site, not_found)
 
 
 def test_every_page_has_hreflang_alternates_for_both_languages(site):

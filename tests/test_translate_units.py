@@ -10,6 +10,7 @@ from gpu_glossary.translation_checks import (chinese_share, clean_reply, markup_
 from gpu_glossary.translator import compose_page, split_at_headings
 
 from conftest import ROOT
+from test_sanitize import HOSTILE
 
 SOURCE = """---
 title: Warp
@@ -173,3 +174,11 @@ def test_markup_blocks_must_keep_their_order(renderer):
     english = "Para.\n\n- item\n"
     assert any("orders its blocks differently" in p
                for p in markup_differences(renderer.html(english), renderer.html("- item\n\nPara.\n")))
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_every_hostile_page_as_a_reply_is_rejected(renderer, case):
+    """A reply that adds any of the hostile corpus to a faithful translation is caught."""
+    body, _, _ = HOSTILE[case]
+    problems = structure_problems(english(), parse_translation(translated(lambda s: s + "\n" + body + "\n"), "perf/x.md"), renderer)
+    assert any("rendered HTML differs from the English page's beyond its text" in p for p in problems), problems

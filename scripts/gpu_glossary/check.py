@@ -121,7 +121,6 @@ class _HtmlCheck:
     """
 
     def __init__(self, root: Path):
-        self.root = root
         self.settings = {lang: markdown_settings(root, lang) for lang in LANGUAGES}
         self.renderers: dict[str, Renderer] = {}
 
