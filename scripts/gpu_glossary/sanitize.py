@@ -197,11 +197,14 @@ def html_problems(page: Page, html: str) -> list[Problem]:
     takes the first unused occurrence at or after the previous one's line. Where no line
     holds it (HTML an extension or the build writes), the message says so.
     """
+    found = removals(html)
+    if not found:
+        return []
     lines = _source_lines(page)
     unused: dict[tuple, list[int]] = {}
     problems = []
     cursor = 0
-    for removal in removals(html):
+    for removal in found:
         key = (removal.tag, removal.attribute, removal.value)
         left = unused.setdefault(key, _occurrences(removal, lines))
         if not left:
