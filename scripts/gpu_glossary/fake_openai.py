@@ -4,8 +4,8 @@ It answers `GET /models` and `POST /chat/completions` on 127.0.0.1 over real HTT
 real `openai` client is exercised. It "translates" deterministically (each English word
 becomes two Chinese characters chosen by a hash, placeholders and Markdown untouched),
 simulates latency and prefix caching, and can be told to misbehave per page: rate limits,
-server errors, hangs, cut-off or wrapped replies, broken placeholders, injected HTML,
-empty or echoed replies, bad key, no balance.
+server errors, hangs, cut-off or wrapped replies, broken placeholders, injected HTML or
+event-handler attribute lists, empty or echoed replies, bad key, no balance.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 FRONT_KEY = re.compile(r"^(title|summary|aliases):")
 
 BEHAVIOURS = ("ok", "429", "500", "503", "hang", "drop", "length", "fenced", "preamble", "drop_code",
-              "alter_code", "change_url", "script", "empty", "echo", "400", "401", "402", "422")
+              "alter_code", "change_url", "script", "attribute", "empty", "echo", "400", "401", "402", "422")
 
 
 def fake_translate(document: str) -> str:
@@ -45,6 +45,18 @@ def page_document(prompt: str) -> str:
     if "=== New English page ===\n" in prompt:
         return prompt.split("=== New English page ===\n", 1)[1].split("\n\n=== Existing Chinese translation ===", 1)[0]
     return prompt.split("\n\n", 1)[1] if "\n\n" in prompt else prompt
+
+
+def _with_handler_on_a_paragraph(reply: str) -> str:
+    """`{: onclick=… }` under the first paragraph of the body: the page's own paragraph gets a handler."""
+    lines = reply.split("\n")
+    start = lines.index("---", 1) + 1 if lines and lines[0] == "---" and "---" in lines[1:] else 0
+    for index in range(start, len(lines) - 1):
+        line = lines[index].strip()
+        if line and not lines[index + 1].strip() and not line.startswith(("⟦", "#", "-", "|", "!", ">", "*")):
+            lines.insert(index + 1, '{: onclick="alert(7)" }')
+            break
+    return "\n".join(lines)
 
 
 class FakeOpenAI(ThreadingHTTPServer):
@@ -160,6 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
             return f"Here is the translation:\n\n{reply}", "stop"
         if behaviour == "script":
             return reply + "\n<script>alert('x')</script>\n", "stop"
+        if behaviour == "attribute":
+            return _with_handler_on_a_paragraph(reply), "stop"
         if behaviour in ("drop_code", "alter_code"):
             replacement = "" if behaviour == "drop_code" else "```cuda\n// changed by the model\n```"
             return re.sub(r"(?m)^[ \t]*⟦P\d+⟧[ \t]*$", replacement, reply, count=1), "stop"

@@ -22,8 +22,9 @@ from .images import fix_text
 from .page import SOURCE_HASH_KEY, Page, front_matter_block, parse_page
 from .prompt import retry_note, system_message, translate_request, update_request
 from .protect import PLACEHOLDER, ProtectedText
+from .render import Renderer
 from .terminology import Terminology
-from .translation_checks import clean_reply, parse_translation, structure_problems
+from .translation_checks import clean_reply, markup_differences, parse_translation, structure_problems
 
 TARGET_LANG = "zh"
 TRANSLATED_KEYS = ("title", "summary", "aliases")
@@ -246,6 +247,7 @@ class Translator:
         self.settings = settings
         self.system = system_message(terminology)
         self.glossary = glossary
+        self.renderer = Renderer.for_language(glossary.root, TARGET_LANG)
         self.fatal: str | None = None
 
     async def chat(self, messages: list[dict], outcome: Outcome) -> tuple[str, str]:
@@ -267,8 +269,10 @@ class Translator:
             return "", "missing"
         return choice.message.content or "", choice.finish_reason or ""
 
-    async def translate_chunk(self, request: str, first: bool, expected: list[str], outcome: Outcome) -> str:
-        """One chunk, retried with the rejection fed back until it passes the chunk checks."""
+    async def translate_chunk(self, request: str, first: bool, expected: list[str], outcome: Outcome,
+                              english: str, protected: ProtectedText) -> str:
+        """One chunk, retried with the rejection fed back until it passes the chunk checks,
+        its rendered HTML matching the English chunk's (`english`, with placeholders) but for text."""
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": request}]
         problems: list[str] = []
         for attempt in range(self.settings.retries + 1):
@@ -276,9 +280,18 @@ class Translator:
                 messages = messages[:2] + [{"role": "user", "content": retry_note(problems)}]
             reply, finish = await self.chat(messages, outcome)
             problems = chunk_problems(reply, finish, first, expected)
+            text = clean_reply(reply, front_matter=first) if not problems else ""
             if not problems:
-                return clean_reply(reply, front_matter=first)
+                problems = markup_differences(self.chunk_html(english, first, protected),
+                                              self.chunk_html(text, first, protected))
+            if not problems:
+                return text
         raise ValueError("; ".join(problems))
+
+    def chunk_html(self, chunk: str, first: bool, protected: ProtectedText) -> str:
+        """The HTML a chunk renders to, placeholders filled in and (first chunk) front matter left out."""
+        text = protected.fill(chunk)
+        return self.renderer.html(parse_translation(text, "chunk.md").body if first else text)
 
     async def translate(self, job: Job) -> Outcome:
         outcome = Outcome(job.rel, job.reason)
@@ -311,7 +324,7 @@ class Translator:
         for index, (chunk, reference) in enumerate(zip(prepared.chunks, prepared.references)):
             request = update_request(chunk, reference) if reference else translate_request(chunk)
             expected = PLACEHOLDER.findall(chunk)
-            replies.append(await self.translate_chunk(request, index == 0, expected, outcome))
+            replies.append(await self.translate_chunk(request, index == 0, expected, outcome, chunk, prepared.protected))
         joined = "".join(replies)
         head = parse_translation(joined, job.rel)
         if head.problems:
@@ -320,7 +333,7 @@ class Translator:
         translated_meta = {key: head.meta[key] for key in TRANSLATED_KEYS if key in head.meta}
         text = compose_page(job.english, translated_meta, body, self.settings.model,
                             self.glossary.source_hash_of(job.rel))
-        problems = structure_problems(job.english, parse_translation(text, job.rel))
+        problems = structure_problems(job.english, parse_translation(text, job.rel), self.renderer)
         if problems:
             raise ValueError("; ".join(problems))
         return text
