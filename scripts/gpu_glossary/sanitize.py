@@ -40,6 +40,7 @@ ALLOWED_TAGS = frozenset({
 ALLOWED_ATTRIBUTES = {
     "*": {"id", "class", "title", "lang", "dir"},
     "a": {"href", "name", "data-gg-title", "data-gg-summary"},  # name: code line anchors
+    "h2": {"data-search-exclude"},  # Material's search skips the section (Referenced by, A-Z letters)
     "img": {"src", "alt", "width", "height"},
     "td": {"align", "colspan", "rowspan"},  # align: table column alignment
     "th": {"align", "colspan", "rowspan", "scope"},
