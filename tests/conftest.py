@@ -34,6 +34,49 @@ def project(tmp_path: Path) -> Path:
     return copy_project(tmp_path / "project")
 
 
+SMALL_NAV = """nav:
+  - index.md
+  - Performance:
+      - perf/index.md
+      - perf/alpha.md
+      - perf/beta.md
+  - terms.md
+  - terminology.md
+"""
+
+
+def small_project(target: Path) -> Path:
+    """The real configuration, theme and plugin with a two-term glossary: builds in seconds,
+    for tests of the build machinery rather than of the content."""
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(ROOT / "overrides", target / "overrides")
+    shutil.copy2(ROOT / "mkdocs.zh.yml", target / "mkdocs.zh.yml")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (target / "mkdocs.yml").write_text(config[: config.index("\nnav:\n") + 1] + SMALL_NAV, encoding="utf-8")
+    glossary = target / "glossary"
+    glossary.mkdir()
+    shutil.copy2(ROOT / "glossary" / "terminology.yml", glossary / "terminology.yml")
+    pages = {
+        "index.md": ("Home", "The home page.", "Two terms: [alpha](perf/alpha.md) and [beta](perf/beta.md)."),
+        "perf/index.md": ("Performance", "The section.", "Read [alpha](alpha.md), then [beta](beta.md)."),
+        "perf/alpha.md": ("Alpha", "The first term.", "Alpha comes before [beta](beta.md)."),
+        "perf/beta.md": ("Beta", "The second term.", "Beta comes after [alpha](alpha.md)."),
+    }
+    for lang, suffix in (("en", ""), ("zh", "（中文）")):
+        for rel, (title, summary, body) in pages.items():
+            path = glossary / lang / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"---\ntitle: {title}{suffix}\nsummary: {summary}\n---\n\n{body}\n", encoding="utf-8")
+    from gpu_glossary.glossary import load_glossary
+    from gpu_glossary.page import with_source_hash
+
+    english = load_glossary(target)
+    for rel in pages:
+        path = glossary / "zh" / rel
+        path.write_text(with_source_hash(path.read_text(encoding="utf-8"), english.source_hash_of(rel)), encoding="utf-8")
+    return target
+
+
 class ServedSite:
     def __init__(self, server, site_dir: Path):
         self.server = server

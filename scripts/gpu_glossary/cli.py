@@ -63,29 +63,38 @@ def build(sequential: bool, site_url: str | None) -> None:
 @main.command()
 @click.option("--port", default=8000, show_default=True, help="Port on 127.0.0.1.")
 @click.option("--no-build", is_flag=True, help="Serve site/ as it is.")
-def serve(port: int, no_build: bool) -> None:
-    """Build both languages for this address and serve them on 127.0.0.1 (Ctrl-C stops)."""
+@click.option("--watch/--no-watch", default=True, show_default=True,
+              help="Rebuild the language(s) an edit touches and reload open pages.")
+def serve(port: int, no_build: bool, watch: bool) -> None:
+    """Build both languages for this address and serve them on 127.0.0.1, rebuilding on edits (Ctrl-C stops)."""
+    import threading
+
+    from .live import LivePreview
     from .serve import make_server
 
     root = _root()
     address = f"http://127.0.0.1:{port}/"
+    live = LivePreview(root, root / "site", address, log=lambda message: click.echo(message, err=True))
     try:
-        server = make_server(root / "site", port=port)
+        server = make_server(root / "site", port=port, live=live if watch else None)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; try --port") from None
     if not no_build:
         click.echo("Building English and Chinese in parallel…", err=True)
-        try:
-            result = build_site(root, site_url=address)
-        except BuildError as exc:
-            raise click.ClickException(f"the build failed:\n{exc}") from None
-        click.echo(f"Built in {result.seconds:.1f} s", err=True)
-    click.echo(f"Serving English at {address} and Chinese at {address}zh/ (Ctrl-C stops)", err=True)
+        if not live.rebuild() and not watch:
+            raise click.ClickException("the build failed (messages above)")
+    stop = threading.Event()
+    if watch:
+        threading.Thread(target=live.watch, args=(stop,), daemon=True).start()
+    click.echo(f"Serving English at {address} and Chinese at {address}zh/"
+               + (" — edits to glossary/, overrides/ and mkdocs*.yml rebuild and reload" if watch else "")
+               + " (Ctrl-C stops)", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        stop.set()
         server.server_close()
 
 

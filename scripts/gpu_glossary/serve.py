@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import gzip
 import io
+import json
 import threading
 import urllib.parse
 from http import HTTPStatus
@@ -19,6 +20,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 _COMPRESSIBLE = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
+LIVE_PREFIX = "/__live/"  # the live preview's own addresses (not part of the site)
 GZIP_LEVEL = 6  # zlib's default; what most servers and CDNs use
 
 
@@ -42,9 +44,39 @@ def accepts_gzip(accept_encoding: str | None) -> bool:
 class _SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
                       ".txt": "text/plain; charset=utf-8", ".js": "text/javascript", ".json": "application/json"}
+    live = None  # a live.LivePreview when `make site` watches for edits
 
-    def send_bytes(self, code: int, body: bytes, content_type: str) -> io.BytesIO:
+    def do_GET(self):
+        if self.live is not None and self.path.startswith(LIVE_PREFIX):
+            self._send_live()
+        else:
+            super().do_GET()
+
+    def _send_live(self) -> None:
+        """The reload script, or (long poll) the build state once it differs from `since`."""
+        from .live import RELOAD_SCRIPT
+
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == LIVE_PREFIX + "reload.js":
+            body, content_type = RELOAD_SCRIPT.encode("utf-8"), "text/javascript"
+        elif url.path == LIVE_PREFIX + "state":
+            since = urllib.parse.parse_qs(url.query).get("since", ["-1"])[0]
+            state = self.live.wait_for_change(int(since) if since.lstrip("-").isdigit() else -1, timeout=25)
+            body, content_type = json.dumps(state.__dict__).encode("utf-8"), "application/json"
+        else:
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return
+        try:
+            self.wfile.write(self.send_bytes(HTTPStatus.OK, body, content_type, cache=False).getvalue())
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the page reloaded or closed while its poll waited
+
+    def send_bytes(self, code: int, body: bytes, content_type: str, cache: bool = True) -> io.BytesIO:
         """Send status and headers for `body`, gzipped when both sides allow; return what to write."""
+        if self.live is not None and content_type.startswith("text/html"):
+            tag = f'<script src="{LIVE_PREFIX}reload.js" data-generation="{self.live.state.generation}" defer></script>'
+            body = body.replace(b"</body>", tag.encode("utf-8") + b"</body>", 1)
+            cache = False
         text = compressible(content_type)
         if text and body and accepts_gzip(self.headers.get("Accept-Encoding")):
             body = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
@@ -58,6 +90,8 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             self.send_header("Content-Encoding", encoding)
         if text:
             self.send_header("Vary", "Accept-Encoding")
+        if not cache:
+            self.send_header("Cache-Control", "no-store")
         self.end_headers()
         return io.BytesIO(body)
 
@@ -94,13 +128,15 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         pass
 
 
-def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    handler = functools.partial(_SiteHandler, directory=str(site_dir))
+def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000, live=None) -> ThreadingHTTPServer:
+    """A server for `site_dir`; with `live` (a LivePreview), pages reload after each rebuild."""
+    handler_class = type("_LiveSiteHandler", (_SiteHandler,), {"live": live}) if live is not None else _SiteHandler
+    handler = functools.partial(handler_class, directory=str(site_dir))
     return ThreadingHTTPServer((host, port), handler)
 
 
-def serve_in_background(site_dir: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+def serve_in_background(site_dir: Path, host: str = "127.0.0.1", port: int = 0, live=None) -> ThreadingHTTPServer:
     """Start a server on a thread (port 0 picks a free port); call .shutdown() to stop it."""
-    server = make_server(site_dir, host, port)
+    server = make_server(site_dir, host, port, live)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
