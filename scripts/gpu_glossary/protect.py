@@ -45,6 +45,16 @@ class ProtectedText:
         self.pieces.append(Piece(kind, text))
         return f"⟦P{len(self.pieces) - 1}⟧"
 
+    @classmethod
+    def joined(cls, parts: list[tuple[str, "ProtectedText"]]) -> tuple[str, "ProtectedText"]:
+        """Texts protected one by one, joined into one text whose placeholders are numbered afresh."""
+        merged = cls()
+
+        def renumber(text: str, protected: "ProtectedText") -> str:
+            return PLACEHOLDER.sub(lambda m: merged.hold(*_fields(protected.pieces[int(m.group(1))])), text)
+
+        return "".join(renumber(text, protected) for text, protected in parts), merged
+
     def protect(self, markdown: str) -> str:
         lines = markdown.split("\n")
         out: list[str] = []
@@ -117,6 +127,10 @@ class ProtectedText:
         if problems:
             raise ValueError("; ".join(problems))
         return PLACEHOLDER.sub(lambda m: self.pieces[int(m.group(1))].text, text)
+
+
+def _fields(piece: Piece) -> tuple[str, str]:
+    return piece.kind, piece.text
 
 
 def _sub_outside_placeholders(line: str, pattern: re.Pattern, hold) -> str:
