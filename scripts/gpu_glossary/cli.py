@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 import click
+import yaml
 
 from .atomic import write_text_atomic
 from .build import BuildError, build_site
 from .check import github_annotation, group_by_severity, run_check
 from .glossary import SOURCE_LANG, find_root, load_glossary
 from .page import SOURCE_HASH_KEY
+from .sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 from . import translator as translator_defaults
 
 
@@ -121,19 +123,31 @@ def stamp(paths: tuple[Path, ...]) -> None:
             click.echo(f"{page.display_path}: error: no English page glossary/{SOURCE_LANG}/{rel}", err=True)
             failed = True
             continue
-        write_text_atomic(page.path, with_source_hash(page.text, glossary.source_hash_of(rel)))
+        english = glossary.page(SOURCE_LANG, rel)
+        # Section hashes only where the sections line up; without them the next update is whole-page.
+        hashes = format_hashes(section_hashes(english)) if same_sections(page, english) else None
+        write_text_atomic(page.path, with_front_matter(page.text, {SOURCE_HASH_KEY: glossary.source_hash_of(rel),
+                                                                   SECTION_HASHES_KEY: hashes}))
         click.echo(f"{page.display_path}: {SOURCE_HASH_KEY} = {glossary.source_hash_of(rel)}")
     sys.exit(1 if failed else 0)
 
 
 def with_source_hash(text: str, value: str) -> str:
     """The page text with `source_hash` set in its front matter, everything else untouched."""
-    line = f"{SOURCE_HASH_KEY}: {value}"
+    return with_front_matter(text, {SOURCE_HASH_KEY: value})
+
+
+def with_front_matter(text: str, values: dict) -> str:
+    """The page text with each key set (or removed, where the value is None) in its front
+    matter; every other line is left exactly as it was."""
     head, sep, rest = text.partition("\n---")
-    if re.search(rf"^{SOURCE_HASH_KEY}\s*:.*$", head, flags=re.M):
-        head = re.sub(rf"^{SOURCE_HASH_KEY}\s*:.*$", line, head, count=1, flags=re.M)
-    else:
-        head = head.rstrip("\n") + "\n" + line
+    for key, value in values.items():
+        existing = re.compile(rf"\n{re.escape(key)}[ \t]*:[^\n]*")
+        if value is None:
+            head = existing.sub("", head, count=1)
+            continue
+        line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
+        head = existing.sub(lambda _: line, head, count=1) if existing.search(head) else head.rstrip("\n") + line
     return head + sep + rest
 
 
@@ -141,13 +155,14 @@ def with_source_hash(text: str, value: str) -> str:
 @click.argument("paths", nargs=-1)
 @click.option("--base-url", default=None, help=f"OpenAI-compatible API address [default: {translator_defaults.DEFAULT_BASE_URL}]")
 @click.option("--model", default=None, help=f"Model name [default: {translator_defaults.DEFAULT_MODEL}]")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64), help="Requests at once.")
+@click.option("--concurrency", default=translator_defaults.DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 1024),
+              help="Most requests at once; fewer while the server answers 429/503.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request.")
 @click.option("--retries", default=3, show_default=True, type=click.IntRange(0, 10),
               help="Retries per request (429, 5xx, timeouts, dropped connections) and per rejected reply.")
 @click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
 @click.option("--max-chars", default=12000, show_default=True, type=click.IntRange(min=500),
-              help="Longer pages are split at headings into parts of about this size.")
+              help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).")
 @click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
 @click.option("--dry-run", is_flag=True, help="Show what would be translated and the estimated tokens and cost; no key, no network.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 if any translation is missing or stale; no network.")
