@@ -356,3 +356,18 @@ def test_retry_after_is_read_from_either_header(headers, seconds):
 def test_retry_after_as_a_date():
     when = email.utils.format_datetime(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=30))
     assert 25 < retry_after_seconds({"retry-after": when}) <= 30
+
+
+def test_a_reply_to_an_indented_block_keeps_its_indent():
+    text = THREE_SECTIONS.replace("First section text.", '!!! note "Mind"\n    First line.\n\n    Second line, inside the note.')
+    english = english_page(text)
+    chinese = zh_page_of(text)
+    edited = english_page(text.replace("Second line, inside the note.", "Second line, inside the note, edited."))
+    plan = plan_page(edited, chinese)
+    (chunk,) = plan.cut(10_000)
+    assert chunk.english == "    Second line, inside the note, edited.\n\n"
+    chunk.reply = fake_translate(page_document(chunk.request)).lstrip()  # the model dropped the indent
+    assert chunk.problems(chunk.reply, "stop") == []
+    page = parse_translation(plan.assemble("m", "abc"), "perf/x.md")
+    assert structure_problems(english, page) == []
+    assert split_blocks(page)[1][2].startswith("    ") and split_blocks(page)[1][:2] == split_blocks(chinese)[1][:2]

@@ -12,6 +12,7 @@ own; a page is put together only when every one of its chunks came back.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 from .page import SOURCE_HASH_KEY, Page, front_matter_block
@@ -89,8 +90,18 @@ class Chunk:
         if self.first:
             head = parse_translation(text, "reply.md")
             meta, text = {k: head.meta[k] for k in TRANSLATED_KEYS if k in head.meta}, head.body
-        body = self.protected.restore(text).strip("\n")
+        body = _indented_like(self.english, self.protected.restore(text).strip("\n"))
         return meta, body + "\n" * (len(self.english) - len(self.english.rstrip("\n")))
+
+
+def _indented_like(english: str, body: str) -> str:
+    """A block inside an admonition or list is indented: keep the reply's lines indented as much."""
+    lines = [line for line in english.split("\n") if line.strip()]
+    indent = os.path.commonprefix([line[: len(line) - len(line.lstrip(" \t"))] for line in lines]) if lines else ""
+    if not indent:
+        return body
+    return "\n".join(line if not line.strip() or line.startswith(indent) else indent + line.lstrip(" \t")
+                     for line in body.split("\n"))
 
 
 @dataclass

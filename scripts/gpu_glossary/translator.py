@@ -381,7 +381,10 @@ class Translator:
         # The image step picks the Chinese variant of each diagram, where one exists.
         written = parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG)
         text, _ = fix_text(self.glossary, written)
-        write_text_atomic(target, text)
+        try:
+            write_text_atomic(target, text)
+        except OSError as error:
+            return self._fail(page, f"cannot write glossary/{TARGET_LANG}/{rel}: {error.strerror or error}")
         page.outcome.status = "translated"
         self.pages_finished += 1
 
