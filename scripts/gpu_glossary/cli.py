@@ -159,7 +159,7 @@ def with_front_matter(text: str, values: dict) -> str:
               help="Most requests at once; fewer while the server answers 429/503.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request.")
 @click.option("--retries", default=3, show_default=True, type=click.IntRange(0, 10),
-              help="Retries per request (429, 5xx, timeouts, dropped connections) and per rejected reply.")
+              help="Retries per request (5xx, timeouts, dropped connections; 429/503 get log2(--concurrency) more) and per rejected reply.")
 @click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
 @click.option("--max-chars", default=12000, show_default=True, type=click.IntRange(min=500),
               help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).")
