@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 import zlib
@@ -115,6 +116,11 @@ class FakeOpenAI(ThreadingHTTPServer):
                 if needle in document and behaviours:
                     return behaviours.pop(0)
         return self.default
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that gave up (timed out, interrupted) is expected here: no traceback for it."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def start(self) -> "FakeOpenAI":
         threading.Thread(target=self.serve_forever, daemon=True).start()
