@@ -3,6 +3,7 @@
 import asyncio
 import datetime
 import email.utils
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -268,7 +269,9 @@ def test_replies_to_chunks_join_into_the_page_without_losing_a_line_break():
 
 
 def run_async(coroutine):
-    return asyncio.run(coroutine)
+    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=30)
 
 
 def test_the_limiter_halves_once_per_burst_and_grows_back_slowly():

@@ -1,7 +1,8 @@
 """Pages cut into requests, and replies put back together into pages.
 
-Each page to translate becomes its sections, kept or to send (see sections.py); the
-sections to send are grouped into chunks of similar size, one request each. The chunk
+Each page to translate becomes parts, sections or blocks, each kept or to send (see
+sections.py); consecutive parts to send are grouped into chunks of similar size, one
+request each, cut only between parts. The chunk
 size is the pool's fair share of the run (all text to send ÷ concurrency), at least
 MIN_CHUNK_CHARS and at most --max-chars: smaller chunks would not finish the run sooner,
 only cost more requests; larger ones would leave one long request running alone at the
@@ -48,7 +49,7 @@ def compose_page(english: Page, translated: dict, body: str, model: str, source_
 
 @dataclass
 class Chunk:
-    """Consecutive sections of one page sent in one request."""
+    """Consecutive parts (sections or blocks) of one page sent in one request."""
 
     page: "PagePlan"
     parts: list[int]
@@ -106,7 +107,7 @@ def _indented_like(english: str, body: str) -> str:
 
 @dataclass
 class PagePlan:
-    """One page: which sections are kept and which are sent, and the chunks that send them."""
+    """One page: which parts are kept and which are sent, and the chunks that send them."""
 
     english: Page
     previous: Page | None  # the translation to update, or None to translate afresh

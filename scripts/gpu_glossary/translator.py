@@ -258,19 +258,18 @@ class Translator:
         """Every chunk of every page in one pool, longest first; each page written when all its chunks passed."""
         self.progress = progress
         pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plan_jobs(jobs, self.settings), jobs)]
-        chunks = sorted((chunk for page in pages for chunk in page.plan.chunks), key=lambda c: -c.weight)
-        by_plan = {id(page.plan): page for page in pages}
-        self.chunks_total = len(chunks)
+        work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
+        self.chunks_total = len(work)
         self._report()
         for page in pages:
             page.outcome.parts_kept = page.plan.parts_kept
             page.outcome.parts_sent = len(page.plan.parts) - page.plan.parts_kept
             if not page.plan.chunks:
                 self._finish(page)  # nothing changed that needs the model
-        await asyncio.gather(*(self._run_chunk(chunk, by_plan[id(chunk.page)], rank) for rank, chunk in enumerate(chunks)))
+        await asyncio.gather(*(self._run_chunk(chunk, page, rank) for rank, (chunk, page) in enumerate(work)))
         level = {"ceiling": self.settings.concurrency, "final": self.limiter.allowed,
                  "lowest": max(1, int(self.limiter.lowest)), "backoffs": self.limiter.backoffs}
-        return Run([page.outcome for page in pages], len(chunks), level)
+        return Run([page.outcome for page in pages], len(work), level)
 
     def _report(self) -> None:
         if self.progress is not None:
