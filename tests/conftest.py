@@ -12,6 +12,7 @@ from gpu_glossary.serve import serve_in_background
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
+NEW_TERM = "perf/example-new-term"  # created in fixture_site by `gpu-glossary new`
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update"]
 
@@ -65,8 +66,12 @@ def site(tmp_path_factory) -> ServedSite:
 
 @pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory) -> ServedSite:
-    """The glossary with one Chinese page removed (untranslated) and one English page edited (stale)."""
+    """The glossary with one Chinese page removed (untranslated), one English page edited (stale),
+    and one term started with `gpu-glossary new` (NEW_TERM, after perf/tiling.md)."""
+    from gpu_glossary.new_term import create_term
+
     root = copy_project(tmp_path_factory.mktemp("fixture") / "project")
+    create_term(root, NEW_TERM, "Example new term", after="tiling")
     (root / "glossary/zh/perf/occupancy.md").unlink()
     english = root / "glossary/en/device-software/warp.md"
     english.write_text(english.read_text(encoding="utf-8") + "\nAn added English sentence.\n", encoding="utf-8")

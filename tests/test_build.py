@@ -150,3 +150,27 @@ def test_search_entries_carry_term_names_and_reference_boost(site):
     assert warp["boost"] > warpgroup["boost"] >= 1  # more pages link to Warp
     zh_docs = {doc["location"]: doc for doc in json.loads(read(site, "zh/search/search_index.json"))["docs"]}
     assert zh_docs["device-software/warp/"]["tags"] == ["线程束", "Warp"]
+
+
+def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
+    """The provenance line comes from glossary/runs.yml, localised, under each output block."""
+    from gpu_glossary.examples import load_runs
+
+    record = load_runs(ROOT).records["perf/memory-coalescing.md#coalescing"]
+    expected = {
+        "perf/memory-coalescing/index.html": f"<strong>Output on {record.device}</strong> · driver {record.driver} · CUDA {record.cuda}",
+        "zh/perf/memory-coalescing/index.html": f"<strong>输出来自 {record.device}</strong> · 驱动 {record.driver} · CUDA {record.cuda}",
+    }
+    for path, line in expected.items():
+        html = read(site, path)
+        assert f'<p class="gg-run">{line} · <time datetime="{record.date}">{record.date}</time></p>' in html, path
+    pages_with_examples = {e.page.rel for e in _all_examples()}
+    for rel in pages_with_examples:
+        html = read(site, rel.removesuffix(".md") + "/index.html")
+        assert 'class="gg-run"' in html, rel
+
+
+def _all_examples():
+    from gpu_glossary.examples import all_examples
+
+    return all_examples(load_glossary(ROOT).pages["en"].values())[0]

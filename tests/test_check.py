@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.check import github_annotation, run_check
-from gpu_glossary.cli import with_front_matter, with_source_hash
+from gpu_glossary.page import with_front_matter, with_source_hash
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
 

@@ -1,39 +1,42 @@
 """Every ```cuda block on every page, both languages, compiles with nvcc.
 
-A block that is deliberately a fragment says so with `<!-- nvcc: skip -->` on the line
-above its fence; those are listed, never silently ignored.
+Runnable examples compile with their own flags (`<!-- example: flags=… -->`), as
+`gpu-glossary examples run` builds them on a GPU machine; linking needs the driver, so
+here each block is compiled only (-c). A block that is deliberately a fragment says so
+with `<!-- nvcc: skip -->` on the line above its fence; those are listed, never silently ignored.
 """
 
 from __future__ import annotations
 
-import shutil
+import os
 import subprocess
+import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from gpu_glossary.example_runner import find_nvcc
+from gpu_glossary.examples import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
 from gpu_glossary.glossary import load_glossary
 
 from conftest import ROOT
 
 SKIP_MARKER = "nvcc: skip"
+# NVIDIA's nvml.h, from the nvidia-nvml-dev wheel, for toolkits installed without it.
+NVML_INCLUDE = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include"
 
 
 def cuda_blocks():
+    """(page, fence, nvcc flags) of every ```cuda block of both languages."""
     glossary = load_glossary(ROOT)
-    for lang, pages in glossary.pages.items():
+    for pages in glossary.pages.values():
         for page in pages.values():
+            examples = {e.fence.line: e for e in page_examples(page)[0] if e.kind == "cuda"}
             for fence in page.fences():
                 if fence.lang == "cuda":
-                    yield page, fence
-
-
-def find_nvcc() -> str:
-    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    pytest.fail("nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit to check CUDA code")
+                    example = examples.get(fence.line)
+                    yield page, fence, example.compile_flags() if example else [*DEFAULT_NVCC_FLAGS, DEFAULT_ARCH]
 
 
 def test_pages_have_cuda_blocks_to_compile():
@@ -42,22 +45,29 @@ def test_pages_have_cuda_blocks_to_compile():
 
 def test_every_cuda_block_compiles(tmp_path):
     nvcc = find_nvcc()
-    blocks = [(page, fence) for page, fence in cuda_blocks() if fence.marker != SKIP_MARKER]
+    if nvcc is None:
+        pytest.fail("nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit to check CUDA code")
+    # The Chinese pages carry the English code byte for byte: compile each distinct block once.
+    distinct: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for page, fence, flags in cuda_blocks():
+        if fence.marker != SKIP_MARKER:
+            distinct.setdefault((fence.code, tuple(flags)), []).append(f"{page.display_path}:{fence.line}")
+    includes = [f"-I{NVML_INCLUDE}"] if (NVML_INCLUDE / "nvml.h").is_file() else []
 
     def compile_block(item):
-        index, (page, fence) = item
+        index, ((code, flags), locations) = item
         source = tmp_path / f"block{index}.cu"
-        source.write_text(fence.code + "\n", encoding="utf-8")
-        result = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", "-c", str(source), "-o", str(tmp_path / f"block{index}.o")],
-                                capture_output=True, text=True)
-        return None if result.returncode == 0 else f"{page.display_path}:{fence.line}: does not compile:\n{result.stderr.strip()}"
+        source.write_text(code + "\n", encoding="utf-8")
+        command = [nvcc, *flags, *includes, "-c", str(source), "-o", str(tmp_path / f"block{index}.o")]
+        result = subprocess.run(command, capture_output=True, text=True)
+        return None if result.returncode == 0 else f"{', '.join(locations)}: does not compile:\n{result.stderr.strip()}"
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        failures = [f for f in pool.map(compile_block, enumerate(blocks)) if f]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        failures = [f for f in pool.map(compile_block, enumerate(distinct.items())) if f]
     assert not failures, "\n\n".join(failures)
 
 
 def test_skipped_blocks_are_declared_fragments():
     """The skip marker is the only way out, and each use is visible here."""
-    skipped = [f"{page.display_path}:{fence.line}" for page, fence in cuda_blocks() if fence.marker == SKIP_MARKER]
+    skipped = [f"{page.display_path}:{fence.line}" for page, fence, _ in cuda_blocks() if fence.marker == SKIP_MARKER]
     assert len(skipped) <= 4, f"too many uncompiled CUDA fragments: {skipped}"

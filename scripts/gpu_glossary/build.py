@@ -37,8 +37,12 @@ def _command(root: Path, lang: str, out_dir: Path) -> list[str]:
 
 
 def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
-               site_url: str | None = None) -> BuildResult:
-    """Build every language into `site_dir` (default `site/`); raise BuildError on failure."""
+               site_url: str | None = None, languages: tuple[str, ...] = LANGUAGES) -> BuildResult:
+    """Build `languages` (default: all) into `site_dir` (default `site/`); raise BuildError on failure.
+
+    A language left out keeps its pages from the site already there (the live preview
+    rebuilds only what an edit touched); the others are replaced all at once.
+    """
     site_dir = Path(site_dir or root / "site")
     staging = site_dir.parent / f".{site_dir.name}.build"  # same file system: renames stay atomic
     shutil.rmtree(staging, ignore_errors=True)
@@ -57,7 +61,7 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
             failures.append(f"--- {CONFIGS[lang]} failed (exit {process.returncode}) ---\n{output.strip()}")
 
     running = []
-    for lang in LANGUAGES:
+    for lang in languages:
         process = subprocess.Popen(_command(root, lang, staging / lang), cwd=root, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         running.append((lang, process, time.perf_counter()))
@@ -68,14 +72,23 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
     if failures:
         raise BuildError("\n".join(failures))
 
-    assembled = staging / "site"
-    os.replace(staging / SOURCE_LANG, assembled)
-    for lang in LANGUAGES:
-        if lang != SOURCE_LANG:
-            os.replace(staging / lang, assembled / url_prefix(lang).rstrip("/"))
-    previous = staging / "previous"
-    if site_dir.exists():
-        os.replace(site_dir, previous)
-    os.replace(assembled, site_dir)
+    if SOURCE_LANG in languages:
+        assembled = staging / "site"
+        os.replace(staging / SOURCE_LANG, assembled)
+        for lang in LANGUAGES:
+            built = staging / lang if lang in languages else site_dir / url_prefix(lang).rstrip("/")
+            if lang != SOURCE_LANG and built.exists():
+                os.replace(built, assembled / url_prefix(lang).rstrip("/"))
+        _swap(assembled, site_dir, staging / "previous")
+    else:  # only translations: swap each one's folder inside the site
+        for lang in languages:
+            _swap(staging / lang, site_dir / url_prefix(lang).rstrip("/"), staging / f"previous-{lang}")
     shutil.rmtree(staging, ignore_errors=True)
     return BuildResult(time.perf_counter() - started, per_language, site_dir)
+
+
+def _swap(new: Path, target: Path, previous: Path) -> None:
+    """Put `new` where `target` is, by renames (the old one goes to `previous`)."""
+    if target.exists():
+        os.replace(target, previous)
+    os.replace(new, target)

@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .examples import check_examples, load_runs
 from .images import check_images
 from .glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from .page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
@@ -143,6 +144,8 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None) -> list[
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))
     problems.extend(check_images(glossary))
+    problems.extend(check_examples([p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems],
+                                   load_runs(glossary.root)))
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:
             problems.append(Problem("mkdocs.yml", 1, "error", f"nav lists '{rel}', which does not exist in glossary/{SOURCE_LANG}"))

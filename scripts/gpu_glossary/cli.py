@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
 import click
-import yaml
 
 from .atomic import write_text_atomic
 from .build import BuildError, build_site
 from .check import github_annotation, group_by_severity, run_check
 from .glossary import SOURCE_LANG, find_root, load_glossary
-from .page import SOURCE_HASH_KEY
+from .page import SOURCE_HASH_KEY, with_front_matter
 from .sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 from . import translator as translator_defaults
 
@@ -92,6 +90,27 @@ def serve(port: int, no_build: bool) -> None:
 
 
 @main.command()
+@click.argument("spec", metavar="SECTION/SLUG")
+@click.option("--title", required=True, help="The term as people write it, e.g. \"Bank conflict\".")
+@click.option("--after", default=None, metavar="SLUG", help="Place it in the nav after this page of the section [default: at the end].")
+def new(spec: str, title: str, after: str | None) -> None:
+    """Start a term page from the template and add it to the nav in mkdocs.yml."""
+    from .new_term import NewTermError, create_term
+
+    root = _root()
+    try:
+        path = create_term(root, spec, title, after)
+    except NewTermError as exc:
+        raise click.ClickException(str(exc)) from None
+    rel = path.relative_to(root).as_posix()
+    click.echo(f"Created {rel} and listed it in the nav of mkdocs.yml.\n\nNext:\n"
+               f"  1. Write it: definition first, links to other terms, a Sources list (CONTRIBUTING.md).\n"
+               f"  2. Preview: make site  (the page reloads as you save), and fix what `make check` says.\n"
+               f"  3. Chinese: leave it to the translation pull request, or write glossary/zh/{rel.split('/', 2)[2]}\n"
+               f"     and run `gpu-glossary stamp` on it.")
+
+
+@main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def stamp(paths: tuple[Path, ...]) -> None:
     """Mark Chinese pages as translated from the current English page (after a hand review).
@@ -130,25 +149,6 @@ def stamp(paths: tuple[Path, ...]) -> None:
                                                                    SECTION_HASHES_KEY: hashes}))
         click.echo(f"{page.display_path}: {SOURCE_HASH_KEY} = {glossary.source_hash_of(rel)}")
     sys.exit(1 if failed else 0)
-
-
-def with_source_hash(text: str, value: str) -> str:
-    """The page text with `source_hash` set in its front matter, everything else untouched."""
-    return with_front_matter(text, {SOURCE_HASH_KEY: value})
-
-
-def with_front_matter(text: str, values: dict) -> str:
-    """The page text with each key set (or removed, where the value is None) in its front
-    matter; every other line is left exactly as it was."""
-    head, sep, rest = text.partition("\n---")
-    for key, value in values.items():
-        existing = re.compile(rf"\n{re.escape(key)}[ \t]*:[^\n]*")
-        if value is None:
-            head = existing.sub("", head, count=1)
-            continue
-        line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
-        head = existing.sub(lambda _: line, head, count=1) if existing.search(head) else head.rstrip("\n") + line
-    return head + sep + rest
 
 
 @main.command()
@@ -231,6 +231,158 @@ def images(mode: str, timeout: float, max_bytes: int) -> None:
         click.echo(str(problem))
     click.echo(f"{len(problems)} image problem(s)", err=True)
     sys.exit(1 if problems else 0)
+
+
+@main.group()
+def examples() -> None:
+    """Runnable examples: list them, run them on a GPU, write their recorded output into the pages.
+
+    A runnable example is a ```cuda block with main(), a ```python block importing torch,
+    triton or cupy, or a block marked `<!-- example: … -->`; CONTRIBUTING.md has the markers.
+    """
+
+
+def _english_examples(root: Path):
+    from .examples import all_examples
+
+    glossary = load_glossary(root)
+    found, problems = all_examples(glossary.pages[SOURCE_LANG].values())
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    return glossary, found
+
+
+@examples.command("list")
+def examples_list() -> None:
+    """Every runnable example: page:line, id, how it is built and run, and whether its recorded run is current."""
+    from .examples import load_runs
+
+    root = _root()
+    _, found = _english_examples(root)
+    runs = load_runs(root)
+    counts = {"current": 0, "changed": 0, "never run": 0}
+    for example in found:
+        state = "current" if runs.current(example) else "changed" if example.id in runs.records else "never run"
+        counts[state] += 1
+        click.echo(f"{example.location}  {example.id}  [{example.kind}, {state}]\n    $ {example.describe()}")
+    click.echo(f"{len(found)} example(s): " + ", ".join(f"{n} {state}" for state, n in counts.items()), err=True)
+
+
+@examples.command("run")
+@click.argument("selectors", nargs=-1)
+@click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Compilers at once [default: one per CPU].")
+@click.option("--python", "python", default=None, help="Python for ```python examples [default: this one].")
+@click.option("--changed", is_flag=True, help="Only examples whose code has no current recorded run.")
+@click.option("--apply/--no-apply", "apply_outputs", default=True, show_default=True,
+              help="Write the new outputs into the pages (both languages).")
+def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
+    """Compile and run examples on this machine's GPU and record what they print in glossary/runs.yml.
+
+    SELECTORS: example ids (perf/memory-coalescing.md#coalescing), pages (perf/tiling.md) or
+    patterns ('perf/*'); none means every example. Examples run one at a time, after all
+    are compiled; a failure is reported with its page:line and output, and the rest still run.
+    """
+    from tqdm import tqdm
+
+    from .example_runner import ExampleRunner, SetupError, describe_machine, failure_report, preflight, select
+    from .examples import load_runs, write_outputs
+
+    root = _root()
+    glossary, found = _english_examples(root)
+    chosen, unmatched = select(found, selectors)
+    if unmatched:
+        raise click.ClickException(f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them")
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    if changed:
+        chosen = [e for e in chosen if runs.current(e) is None]
+    if not chosen:
+        click.echo("Nothing to run: every selected example has a current recorded run.", err=True)
+        return
+    machine = describe_machine()
+    try:
+        preflight(chosen, machine)
+    except SetupError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Running {len(chosen)} example(s) on {machine.device} (driver {machine.driver or 'n/a'}, "
+               f"CUDA {machine.cuda or 'n/a'})", err=True)
+    bar = tqdm(total=len(chosen), unit="example", file=sys.stderr, dynamic_ncols=True)
+
+    def progress(outcome) -> None:
+        bar.set_postfix_str(f"{outcome.example.id}: {outcome.status}", refresh=False)
+        bar.update(1)
+        if not outcome.ok:
+            bar.write(failure_report(outcome), file=sys.stderr)
+
+    runner = ExampleRunner(runs, machine, jobs=jobs, python=python, progress=progress)
+    try:
+        outcomes = runner.run(chosen, found)
+    finally:
+        bar.close()
+    failed = [o for o in outcomes if not o.ok]
+    seconds = sum(o.seconds for o in outcomes)
+    click.echo(f"{len(outcomes) - len(failed)} ran, {len(failed)} failed ({seconds:.0f} s of run time); "
+               f"records in {runs.path.relative_to(root)}", err=True)
+    for outcome in failed:
+        click.echo(f"  {outcome.example.location}: {outcome.example.id}: {outcome.status}", err=True)
+    if apply_outputs:
+        for path in write_outputs(load_glossary(root), runs):
+            click.echo(f"output written: {path}", err=True)
+    sys.exit(1 if failed else 0)
+
+
+@examples.command("apply")
+def examples_apply() -> None:
+    """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine)."""
+    from .examples import load_runs, write_outputs
+
+    root = _root()
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    changed = write_outputs(load_glossary(root), runs)
+    for path in changed:
+        click.echo(f"output written: {path}")
+    click.echo(f"{len(changed)} page(s) changed", err=True)
+
+
+@examples.command("prune")
+def examples_prune() -> None:
+    """Remove recorded runs that belong to no example on any page."""
+    from .examples import load_runs, save_runs
+
+    root = _root()
+    _, found = _english_examples(root)
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    orphans = sorted(set(runs.records) - {e.id for e in found})
+    for example_id in orphans:
+        del runs.records[example_id]
+        click.echo(f"removed {example_id}")
+    if orphans:
+        save_runs(runs)
+    click.echo(f"{len(orphans)} record(s) removed", err=True)
+
+
+@main.command()
+def plots() -> None:
+    """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
+    from .examples import load_runs
+    from .plots import PlotError, write_charts
+
+    root = _root()
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    try:
+        written = write_charts(root / "glossary" / "images", runs)
+    except PlotError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"drawn {path.relative_to(root)}")
+    click.echo(f"{len(written)} chart file(s) changed", err=True)
 
 
 @main.command("translation-summary")

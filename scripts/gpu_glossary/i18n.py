@@ -19,6 +19,8 @@ STRINGS = {
         "home": "Home",
         "full_text": "The whole glossary in one Markdown file",
         "report": "Report a problem with this page",
+        "output_on": "Output on {device}",
+        "driver": "driver {version}",
     },
     "zh": {
         "untranslated": "本页尚未翻译，下面显示的是英文原文。",
@@ -38,6 +40,8 @@ STRINGS = {
         "home": "首页",
         "full_text": "整个术语表合成的一个 Markdown 文件",
         "report": "报告本页的问题",
+        "output_on": "输出来自 {device}",
+        "driver": "驱动 {version}",
     },
 }
 

@@ -39,9 +39,10 @@ class Problem:
 
 @dataclass(frozen=True)
 class Fence:
-    """A fenced code block: `line` is the opening fence, `code` the text between fences."""
+    """A fenced code block: `line` is the opening fence, `end_line` the closing one, `code` the text between."""
 
     line: int
+    end_line: int
     lang: str
     info: str
     code: str
@@ -93,6 +94,25 @@ def front_matter_block(meta: dict) -> str:
 def source_hash(text: str) -> str:
     """Hash of an English page as a Chinese page records it (line endings normalised)."""
     return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()[:16]
+
+
+def with_source_hash(text: str, value: str) -> str:
+    """The page text with `source_hash` set in its front matter, everything else untouched."""
+    return with_front_matter(text, {SOURCE_HASH_KEY: value})
+
+
+def with_front_matter(text: str, values: dict) -> str:
+    """The page text with each key set (or removed, where the value is None) in its front
+    matter; every other line is left exactly as it was."""
+    head, sep, rest = text.partition("\n---")
+    for key, value in values.items():
+        existing = re.compile(rf"\n{re.escape(key)}[ \t]*:[^\n]*")
+        if value is None:
+            head = existing.sub("", head, count=1)
+            continue
+        line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
+        head = existing.sub(lambda _: line, head, count=1) if existing.search(head) else head.rstrip("\n") + line
+    return head + sep + rest
 
 
 def fence_lang(info: str) -> str:
@@ -215,6 +235,7 @@ class Page:
             above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
             result.append(Fence(
                 line=self.body_line + first,
+                end_line=self.body_line + last,
                 lang=fence_lang(opener.group("info")),
                 info=opener.group("info").strip(),
                 code=code,

@@ -24,6 +24,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from .check import IMAGE_EXTENSIONS, check_glossary
+from .examples import load_runs, with_provenance
 from .generated_pages import index_page, terminology_page
 from .glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from .i18n import strings
@@ -72,6 +73,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
         self._refuse_broken_pages()
+        self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
             raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
@@ -162,6 +164,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             page.meta["search"] = {"exclude": True}  # keeps English text out of the Chinese index
         elif self.lang != SOURCE_LANG and self.glossary.translation_status(self.lang, rel) == "stale":
             page.meta["gg_status"] = "stale"
+        model = self.glossary.resolved_page(self.lang, rel)
+        if model is not None and model.body == markdown:
+            markdown = with_provenance(model, self.runs, strings(self.lang))
         referrers = self.backlinks.get(rel)
         if referrers and rel not in self.generated_sources:
             words = strings(self.lang)
