@@ -6,9 +6,10 @@ Two models of a request's time:
   tokens/s), as a model streams its answer. Prints the naive way (one page per request,
   one after the other, a 2 s sleep between calls), estimated from the same model because
   running it would take about an hour; ours (default settings); and the limit, the
-  longest single request of our run, with the ratio of ours to it. Then edits one sentence
-  in one section of the longest page and re-runs (tokens sent, against what translating
-  the whole page took), then re-runs with no change (expect zero requests).
+  longest single request of our run, with the ratio of ours to it. Then adds one sentence
+  to a paragraph of the middle section of the longest page, the median-length one and then
+  the longest one, re-running after each (tokens sent, against what translating the whole
+  page took), then re-runs with no change (expect zero requests).
 - latency: a fixed latency per request, replies instant (the earlier benchmark); the naive
   way is run for real, next to its estimate.
 
@@ -36,6 +37,7 @@ import openai  # noqa: E402
 from gpu_glossary.fake_openai import FakeOpenAI, count_tokens, fake_translate  # noqa: E402
 from gpu_glossary.glossary import load_glossary  # noqa: E402
 from gpu_glossary.prompt import system_message, translate_request  # noqa: E402
+from gpu_glossary.protect import ProtectedText  # noqa: E402
 from gpu_glossary.sections import split_blocks  # noqa: E402
 from gpu_glossary.terminology import load_terminology  # noqa: E402
 from gpu_glossary.translator import Settings, run_jobs, select_jobs  # noqa: E402
@@ -109,19 +111,21 @@ def tokens_of(outcomes) -> tuple[int, int]:
     return everything, everything - sum(o.tokens_cached for o in outcomes)
 
 
-def edit_one_sentence(root: Path) -> tuple[str, int, int, str]:
-    """Append a sentence to the longest paragraph of a section in the middle of the longest English page."""
+def edit_one_sentence(root: Path, pick: str) -> tuple[str, str, float]:
+    """Append a sentence to the median-length or the longest paragraph of the middle section of
+    the longest English page; returns the page, the section's heading and the paragraph's share of the page."""
     glossary = load_glossary(root)
     page = max(glossary.pages["en"].values(), key=lambda p: len(p.text))
     blocks = split_blocks(page)
     section = next(s for s in range(len(blocks) // 2, len(blocks)) if any(b[:1].isalpha() for b in blocks[s][1:]))
-    index = max((i for i, block in enumerate(blocks[section]) if i and block[:1].isalpha()),
-                key=lambda i: len(blocks[section][i]))
+    paragraphs = sorted((i for i, block in enumerate(blocks[section]) if i and block[:1].isalpha()),
+                        key=lambda i: len(blocks[section][i]))
+    index = paragraphs[-1] if pick == "longest" else paragraphs[(len(paragraphs) - 1) // 2]
     block = blocks[section][index]
-    ending = block[len(block.rstrip("\n")):]
-    blocks[section][index] = block.rstrip("\n") + " This sentence was added to measure a small edit." + ending
+    share = len(ProtectedText().protect(block)) / len(ProtectedText().protect(page.body))
+    blocks[section][index] = block.rstrip("\n") + f" This sentence was added to the {pick} paragraph." + block[len(block.rstrip("\n")):]
     page.path.write_text(page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8")
-    return page.rel, section, len(blocks), blocks[section][0].split("\n", 1)[0]
+    return page.rel, f"section {section + 1} of {len(blocks)}, {blocks[section][0].split(' {')[0].strip()}", share
 
 
 def main() -> None:
@@ -148,9 +152,11 @@ def main() -> None:
             say(f"our run (concurrency up to {args.concurrency})…")
             root = fresh_copy(Path(ours_dir))
             our_time, our_requests, limit, run = ours(root, server, args.concurrency)
-            rel, section, sections, heading = edit_one_sentence(root)
-            say(f"one-sentence edit to {rel}…")
-            edit_time, edit_requests, _, edit_run = ours(root, server, args.concurrency)
+            edits = []
+            for pick in ("median", "longest"):
+                rel, where, share = edit_one_sentence(root, pick)
+                say(f"one-sentence edit to the {pick} paragraph of {rel}…")
+                edits.append((pick, where, share, *ours(root, server, args.concurrency)))
             same_time, same_requests, _, _ = ours(root, server, args.concurrency)
     finally:
         server.stop()
@@ -173,12 +179,14 @@ def main() -> None:
     print(f"pool: {run.chunks} chunks, concurrency {level['final']} at the end (ceiling {level['ceiling']}, "
           f"{level['backoffs']} back-offs)")
     page_tokens = tokens_of([o for o in run.outcomes if o.rel == rel])
-    edit_tokens = tokens_of(edit_run.outcomes)
-    print(f"one-sentence edit to {rel}, section {section + 1} of {sections} ({heading.split(' {')[0]}): "
-          f"{edit_requests} request(s), {edit_time:.1f} s")
-    print(f"  page tokens sent (in + out, not counting the system prompt every request carries, cached): "
-          f"{edit_tokens[1]:,} = {edit_tokens[1] / page_tokens[1]:.0%} of the {page_tokens[1]:,} of translating the page")
-    print(f"  counting the system prompt: {edit_tokens[0]:,} = {edit_tokens[0] / page_tokens[0]:.0%} of {page_tokens[0]:,}")
+    print(f"one-sentence edits to {rel}, {where}; page tokens are in + out without the system prompt")
+    print(f"  (cached, the same in every request); translating the whole page took {page_tokens[1]:,} "
+          f"({page_tokens[0]:,} with the system prompt)")
+    for pick, _, share, edit_time, edit_requests, _, edit_run in edits:
+        sent = tokens_of(edit_run.outcomes)
+        print(f"  {pick} paragraph ({share:.0%} of the page): {edit_requests} request(s), {edit_time:.1f} s, "
+              f"{sent[1]:,} page tokens = {sent[1] / page_tokens[1]:.0%} "
+              f"(with the system prompt {sent[0]:,} = {sent[0] / page_tokens[0]:.0%})")
     print(f"with no change: {same_requests} request(s), {same_time:.2f} s")
 
 

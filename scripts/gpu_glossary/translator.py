@@ -33,7 +33,7 @@ from .translation_checks import parse_translation, structure_problems
 TARGET_LANG = "zh"
 DEFAULT_BASE_URL = "https://api.deepseek.com"
 DEFAULT_MODEL = "deepseek-flash"
-DEFAULT_CONCURRENCY = 128
+DEFAULT_CONCURRENCY = 256
 # USD per million tokens, for estimates only (DeepSeek's published list prices; override
 # with --price-input/--price-cached/--price-output for another provider).
 DEFAULT_PRICES = {"input": 0.28, "cached": 0.028, "output": 0.42}
