@@ -107,15 +107,28 @@ def test_each_language_has_its_own_404(site, page):
     assert page.inner_text("h1") == "Page not found"
 
 
+# Every attribute named on…, every javascript:/data:/vbscript: URL, and the page's CSP <meta>.
+SCRIPT_SURFACE = """() => ({
+    handlers: [...document.querySelectorAll('*')].flatMap(el => [...el.attributes]
+        .filter(a => /^on/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i.test(a.value) && /href|src|action/i.test(a.name))
+        .map(a => `<${el.tagName.toLowerCase()} ${a.name}="${a.value}">`)),
+    policies: [...document.querySelectorAll('meta[http-equiv="Content-Security-Policy"]')].map(m => m.content),
+    firstInHead: document.head.querySelector('meta[http-equiv="Content-Security-Policy"], script') ===
+        document.head.querySelector('meta[http-equiv="Content-Security-Policy"]'),
+})"""
+
+
 @pytest.fixture(scope="module")
 def every_page_on_a_phone(site, browser):
-    """Load every page of both languages at 390 px; record requests, console errors, overflow."""
+    """Load every page of both languages at 390 px; record requests, console errors, overflow,
+    dialogs, and what in each page could run script."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
     tab = context.new_page()
-    outside, errors, overflow = [], [], []
+    outside, errors, overflow, dialogs, surfaces = [], [], [], [], {}
     tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
     tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
     tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
+    tab.on("dialog", lambda d: (dialogs.append(f"{tab.url}: {d.type} {d.message}"), d.dismiss()))
     urls = site.page_urls("") + site.page_urls("zh")
     for url in urls:
         tab.goto(url)
@@ -123,8 +136,10 @@ def every_page_on_a_phone(site, browser):
         width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         if width[0] > width[1]:
             overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
+        surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
     context.close()
-    return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow}
+    return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
+            "surfaces": surfaces}
 
 
 def test_every_page_was_visited(every_page_on_a_phone):
@@ -142,6 +157,53 @@ def test_no_page_logs_a_console_error(every_page_on_a_phone):
 
 def test_no_page_scrolls_horizontally_at_390px(every_page_on_a_phone):
     assert every_page_on_a_phone["overflow"] == []
+
+
+def test_no_page_opens_a_dialog_or_carries_a_handler_or_script_url(every_page_on_a_phone):
+    assert every_page_on_a_phone["dialogs"] == []
+    handlers = {url: found["handlers"] for url, found in every_page_on_a_phone["surfaces"].items() if found["handlers"]}
+    assert handlers == {}
+
+
+def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phone):
+    """One CSP <meta> before any script: script files from this site and Material's inline
+    scripts by hash, nothing inline besides, no eval; Material runs under it (no console
+    error above, where a refused script would be reported)."""
+    for url, found in every_page_on_a_phone["surfaces"].items():
+        assert len(found["policies"]) == 1 and found["firstInHead"], url
+        directives = dict(d.strip().split(" ", 1) for d in found["policies"][0].split(";"))
+        sources = directives["script-src"].split()
+        assert sources[0] == "'self'" and all(re.fullmatch(r"'sha256-[A-Za-z0-9+/]+={0,2}'", s) for s in sources[1:]), url
+        assert directives["default-src"] == "'self'" and directives["object-src"] == "'none'", url
+        assert directives["base-uri"] == "'self'" and "unsafe" not in found["policies"][0], url
+
+
+def injected(html: str) -> str:
+    """A built page with what the sanitizer keeps out: an inline script and a handler attribute."""
+    return html.replace("</article>", "<script>alert('inline')</script><img src=x onerror=\"alert('handler')\"></article>", 1)
+
+
+@pytest.mark.parametrize("keep_policy", [True, False])
+def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
+    """Script that got into a page anyway does not run, while ours still does; without the
+    policy the same page opens two dialogs, so the test can tell."""
+    url = site.url + "device-software/warp/"
+    html = injected((site.dir / "device-software/warp/index.html").read_text(encoding="utf-8"))
+    if not keep_policy:
+        html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page.route(url, lambda route: route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html))
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.add_init_script("window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))")
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("() => typeof __md_scope") == "object"  # Material's inline script ran (by hash)
+    assert page.evaluate("() => document.documentElement.classList.contains('js')")  # Material's bundle ran
+    if keep_policy:
+        assert dialogs == []
+        assert "script-src-elem" in page.evaluate("() => window.__violations")
+    else:
+        assert sorted(dialogs) == ["handler", "inline"]
 
 
 def pages_with_images(site) -> list[str]:

@@ -21,6 +21,8 @@ def test_both_languages_built_with_their_own_sitemaps_and_404(site):
             assert (site.dir / prefix / name).is_file(), prefix + name
     assert '<html lang="zh"' in read(site, "zh/index.html")
     assert "页面不存在" in read(site, "zh/404.html") and "Page not found" in read(site, "404.html")
+    for not_found in ("404.html", "zh/404.html"):  # the theme's own pages carry the policy too
+        assert '<meta http-equiv="Content-Security-Policy" content="default-src \'self\'; script-src \'self\' \'sha256-' in read(site, not_found)
 
 
 def test_every_page_has_hreflang_alternates_for_both_languages(site):
@@ -78,8 +80,13 @@ def test_chinese_index_keeps_terminology_words_whole(site):
 
 
 def test_llms_files_and_markdown_twins(site):
+    from test_llms import assert_llms_txt_format
+
     llms = read(site, "llms.txt")
     assert llms.startswith("# GPU Glossary\n\n> ")
+    assert_llms_txt_format(llms)
+    assert_llms_txt_format(read(site, "zh/llms.txt"))
+    assert "\n## Overview\n\n- [GPU Glossary](" in llms
     assert f"[Warp]({site.url}device-software/warp/index.md)" in llms
     zh_llms = read(site, "zh/llms.txt")
     assert f"({site.url}zh/device-software/warp/index.md)" in zh_llms and "线程束" in zh_llms

@@ -172,6 +172,7 @@ class _ImageServer(BaseHTTPRequestHandler):
             "/ok.svg": ("image/svg+xml", LIGHT_SVG.encode()),
             "/page.html": ("text/html", b"<html></html>"),
             "/big.png": ("image/png", b"\x89PNG" + b"0" * 5000),
+            "/script.svg": ("image/svg+xml", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
         }
         if self.path == "/slow.png":
             time.sleep(2)
@@ -199,7 +200,8 @@ def test_localize_downloads_checks_and_rewrites(project, image_server):
     empty_images(project)
     good = write(project, "en/perf/pictures.md", f"![Remote]({image_server}/ok.svg#only-light) and ![Again]({image_server}/ok.svg)")
     bad = write(project, "en/perf/bad.md", f"![Page]({image_server}/page.html)\n\n![Big]({image_server}/big.png)\n\n"
-                                           f"![Slow]({image_server}/slow.png)\n\n![Gone]({image_server}/gone.png)")
+                                           f"![Slow]({image_server}/slow.png)\n\n![Gone]({image_server}/gone.png)\n\n"
+                                           f"![Script]({image_server}/script.svg)")
     bad_before = bad.read_text(encoding="utf-8")
     changes, problems = Localizer(load_glossary(project), timeout=0.5, max_bytes=1000).localize()
     name = next(p.name for p in (project / "glossary/images").iterdir() if p.suffix == ".svg")
@@ -212,6 +214,8 @@ def test_localize_downloads_checks_and_rewrites(project, image_server):
     assert any("big.png': " in m and "1,000-byte limit" in m for m in messages)
     assert any("slow.png': timed out after 0.5 s" in m for m in messages)
     assert any("gone.png': HTTP 404" in m for m in messages)
+    assert any("script.svg': the SVG is not safe to serve (line 1: <script> is not allowed" in m for m in messages)
+    assert len(list((project / "glossary/images").iterdir())) == 1  # only ok.svg was saved
     assert bad.read_text(encoding="utf-8") == bad_before
 
 
@@ -224,3 +228,40 @@ def test_images_cli_check_exit_code(project):
     write(project, "en/perf/pictures.md", "![](../images/none.svg)")
     bad = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "images"], cwd=project, capture_output=True, text=True)
     assert bad.returncode == 1 and "glossary/en/perf/pictures.md:6: error: image '../images/none.svg' has no alt text" in bad.stdout
+
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">\n{}\n</svg>\n'
+
+
+@pytest.mark.parametrize("inside, message", [
+    ("<script>alert(1)</script>", "<script> is not allowed in a diagram"),
+    ('<rect width="5" height="5" onclick="alert(1)"/>', "event attribute onclick= on <rect>"),
+    ('<g ONLOAD="alert(1)"/>', "event attribute ONLOAD= on <g>"),
+    ('<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>', "<foreignObject> is not allowed"),
+    ('<image href="https://tracker.example/p.png"/>', "<image> refers to 'https://tracker.example/p.png'"),
+    ('<use xlink:href="other.svg#shape"/>', "<use> refers to 'other.svg#shape'"),
+    ('<a href="javascript:alert(1)"><text>x</text></a>', "<a> refers to 'javascript:alert(1)'"),
+    ('<rect fill="url(https://tracker.example/#p)"/>', "fill= on <rect> loads"),
+    ('<rect style="fill: url(\'//tracker.example/p\')"/>', "style= on <rect> loads"),
+    ("<style>@import url(https://tracker.example/s.css);</style>", "a <style> in a diagram loads from elsewhere"),
+    ('<a href="#x"><set attributeName="href" to="javascript:alert(1)"/></a>', "<set> changes href"),
+])
+def test_unsafe_svg_is_an_error_with_its_line(project, inside, message):
+    add_image(project, "evil.svg", SVG.format(inside))
+    found = problems_for(project, "images/evil.svg")
+    assert any(p.startswith("glossary/images/evil.svg:2: error: ") and message in p for p in found), found
+
+
+def test_svg_entities_and_broken_xml_are_errors(project):
+    laughs = '<?xml version="1.0"?>\n<!DOCTYPE svg [\n<!ENTITY a "lol">\n<!ENTITY b "&a;&a;&a;">\n]>\n<svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text></svg>\n'
+    add_image(project, "laughs.svg", laughs)
+    add_image(project, "broken.svg", '<svg xmlns="http://www.w3.org/2000/svg">\n<g>\n</svg>\n')
+    assert any(p.startswith("glossary/images/laughs.svg:3: error: the diagram declares the entity 'a'") for p in problems_for(project, "images/laughs.svg"))
+    assert any(p.startswith("glossary/images/broken.svg:3: error: not well-formed XML") for p in problems_for(project, "images/broken.svg"))
+
+
+def test_our_diagrams_and_internal_references_pass(project):
+    add_image(project, "fine.svg", SVG.format('<defs><linearGradient id="g"/></defs><rect fill="url(#g)"/><use href="#g"/>'
+                                             '<a xlink:href="#g"><text xml:lang="zh">线程束</text></a>'))
+    assert problems_for(project, "images/fine.svg") == []
+    assert not [p for p in check_images(load_glossary(project)) if p.path.startswith("glossary/images/")]

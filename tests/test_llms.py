@@ -11,6 +11,23 @@ def make(rel: str, title: str, body: str) -> SitePage:
     return SitePage(page, rel.removesuffix(".md") + "/", title, page.summary, "Section")
 
 
+def assert_llms_txt_format(text: str) -> None:
+    """The llmstxt.org format: an H1, a blockquote summary, optional text without headings,
+    then H2 sections that each hold a list of `- [name](url)` or `- [name](url): notes`."""
+    lines = text.split("\n")
+    assert re.fullmatch(r"# \S.*", lines[0]), lines[0]
+    assert lines[1] == "" and re.fullmatch(r"> \S.*", lines[2]), lines[:3]
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings[0] == lines[0] and all(re.fullmatch(r"## \S.*", h) for h in headings[1:]), headings
+    section = None
+    for line in lines[3:]:
+        if line.startswith("## "):
+            section = line
+        elif line.strip():
+            assert section is not None, f"text between the summary and the first section is a list: {line}"
+            assert re.fullmatch(r"- \[[^\]]+\]\([^)\s]+\)(: \S.*)?", line), line
+
+
 PAGES = [
     make("device-software/warp.md", "Warp", "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n![A warp](../images/warp.svg)"),
     make("perf/occupancy.md", "Occupancy", "## Limits {#limits}\n\nWarps: [warp](../device-software/warp.md). [Paper](https://example.org/p.pdf)"),
@@ -19,8 +36,11 @@ SITE = "https://example.test/"
 
 
 def test_llms_txt_lists_every_page_with_summary_and_twin_url():
-    text = llms_txt("GPU Glossary", "A glossary.", PAGES, SITE, "everything")
-    assert text.startswith("# GPU Glossary\n\n> A glossary.\n")
+    home = SitePage(parse_page("---\ntitle: Home\nsummary: Start.\n---\n\nHi.\n", Path("index.md"), "index.md", "index.md", "en"),
+                    "", "GPU Glossary", "Start.", "")
+    text = llms_txt("GPU Glossary", "A glossary.", [home, *PAGES], SITE, "everything", "Overview")
+    assert_llms_txt_format(text)
+    assert text.startswith("# GPU Glossary\n\n> A glossary.\n\n## Overview\n\n- [GPU Glossary](https://example.test/index.md): Start.\n")
     assert "- [Warp](https://example.test/device-software/warp/index.md): About Warp.\n" in text
     assert "## Section" in text and "https://example.test/llms-full.txt" in text
 

@@ -90,3 +90,24 @@ def test_unclosed_fence_runs_to_the_end_and_hides_links():
     page = parse("---\ntitle: a\nsummary: b\n---\n```cuda\nint x;\n[not a link](x.md)\n")
     assert [(f.line, f.code) for f in page.fences()] == [(5, "int x;\n[not a link](x.md)\n")]
     assert page.links() == []
+    assert not page.fences()[0].closed
+    assert parse(GOOD).fences()[0].closed
+
+
+def test_yaml_anchors_and_aliases_are_refused_with_their_line():
+    laughs = "---\ntitle: a\nsummary: b\nx: &a [lol, lol]\ny: &b [*a, *a, *a]\nz: [*b, *b, *b]\n---\nbody\n"
+    problems = parse(laughs).problems
+    assert [(p.line, p.severity) for p in problems] == [(4, "error")]
+    assert "anchors or aliases" in problems[0].message
+    assert "anchors or aliases" in parse("---\ntitle: &t a\nsummary: *t\n---\nx\n").problems[0].message
+
+
+def test_a_repeated_front_matter_key_is_refused():
+    problems = parse("---\ntitle: First\nsummary: s\ntitle: Second\n---\nbody\n").problems
+    assert [(p.line, p.message) for p in problems] == [(4, "front matter has the key 'title' twice (first on line 2): keep one")]
+
+
+def test_a_byte_order_mark_is_accepted():
+    page = parse("\ufeff" + GOOD)
+    assert page.problems == [] and page.title == "Warp"
+    assert page.headings()[0].line == 9  # line numbers unchanged

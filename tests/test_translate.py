@@ -19,6 +19,7 @@ from gpu_glossary.fake_openai import FakeOpenAI, page_document
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
 from gpu_glossary.prompt import OLD_MARKER
+from gpu_glossary.render import Renderer
 from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
 from gpu_glossary.translation_checks import parse_translation, structure_problems
 
@@ -75,7 +76,7 @@ def make_stale(project: Path, rel: str) -> None:
 def assert_valid_translation(project: Path, rel: str) -> dict:
     glossary = load_glossary(project)
     page = parse_translation(zh(project, rel).read_text(encoding="utf-8"), rel)
-    assert structure_problems(glossary.page("en", rel), page) == []
+    assert structure_problems(glossary.page("en", rel), page, Renderer.for_language(project, "zh")) == []
     assert glossary.translation_status("zh", rel) == "current"
     return page.meta
 
@@ -215,7 +216,8 @@ def test_transient_errors_are_retried(project, server, behaviour):
     ("drop_code", "placeholders missing"),
     ("alter_code", "placeholders missing"),
     ("change_url", "placeholders missing"),
-    ("script", "raw HTML the English page does not have: <script>"),
+    ("script", "rendered HTML differs from the English page's beyond its text: adds <script>"),
+    ("attribute", 'rendered HTML differs from the English page\'s beyond its text: adds <p onclick="alert(7)">'),
     ("empty", "the reply was empty"),
     ("echo", "too little Chinese"),
     ("400", "the API rejected the request (400)"),
@@ -255,6 +257,16 @@ def test_a_rejected_reply_is_retried_with_the_reason(project, server):
     assert translate(project, server).returncode == 0
     second = requests_for(server, "title: Occupancy")[1]["body"]["messages"]
     assert second[-1]["content"].startswith("Your previous reply was rejected: placeholders missing")
+    assert_valid_translation(project, OCCUPANCY)
+
+
+def test_a_reply_adding_a_handler_to_an_existing_paragraph_is_retried(project, server):
+    server.plan = {"title: Occupancy": ["attribute", "ok"]}
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    second = requests_for(server, "title: Occupancy")[1]["body"]["messages"]
+    assert 'adds <p onclick="alert(7)">' in second[-1]["content"]
+    assert "onclick" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
     assert_valid_translation(project, OCCUPANCY)
 
 

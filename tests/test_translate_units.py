@@ -8,18 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.chunks import MIN_CHUNK_CHARS, chunk_size, plan_page
+from gpu_glossary.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
 from gpu_glossary.fake_openai import fake_translate, page_document
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.page import front_matter_block, parse_page
 from gpu_glossary.protect import ProtectedText
+from gpu_glossary.render import Renderer
 from gpu_glossary.sections import (SECTION_HASHES_KEY, balanced_groups, format_hashes, plan_sections,
                                    recorded_hashes, section_hashes, split_blocks, split_sections)
-from gpu_glossary.translation_checks import chinese_share, clean_reply, parse_translation, structure_problems
-from gpu_glossary.chunks import compose_page
+from gpu_glossary.translation_checks import (chinese_share, clean_reply, markup_differences, parse_translation,
+                                             structure_problems)
 
 from conftest import ROOT
+from test_sanitize import HOSTILE
 
 SOURCE = """---
 title: Warp
@@ -48,6 +50,11 @@ __global__ void k() {}  // [not](a.md)
 
 def english():
     return parse_translation(SOURCE, "perf/x.md")
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    return Renderer.for_language(ROOT, "zh")
 
 
 def test_protect_and_restore_every_real_page_losslessly():
@@ -107,9 +114,9 @@ def translated(body_edit=lambda s: s) -> str:
     return compose_page(english_page, {"title": "线程束", "summary": "一组线程。"}, body_edit(chinese), "m", "abc")
 
 
-def test_a_faithful_translation_passes_and_keeps_front_matter_keys():
+def test_a_faithful_translation_passes_and_keeps_front_matter_keys(renderer):
     page = parse_translation(translated(), "perf/x.md")
-    assert structure_problems(english(), page) == []
+    assert structure_problems(english(), page, renderer) == []
     assert page.meta == {"title": "线程束", "summary": "一组线程。", "abbreviation": "W", "source_hash": "abc", "translation_model": "m"}
 
 
@@ -118,11 +125,12 @@ def test_a_faithful_translation_passes_and_keeps_front_matter_keys():
     (lambda s: s.replace("void k()", "void j()"), "code blocks differ"),
     (lambda s: s.replace("{#divergence}", "{#fenhua}"), "headings differ"),
     (lambda s: s.replace("| 1 | 2 |\n", ""), "table shapes differ"),
-    (lambda s: s + "\n<script>alert(1)</script>\n", "raw HTML the English page does not have: <script>"),
-    (lambda s: s + "\n<img src=x onerror=alert(1)>\n", "<img>"),
+    (lambda s: s + "\n<script>alert(1)</script>\n", "beyond its text: adds <script>"),
+    (lambda s: s + "\n<img src=x onerror=alert(1)>\n", '<img src="x" onerror="alert(1)">'),
+    (lambda s: s.replace("个通道.", '个通道.\n{: onclick="alert(7)" }'), 'adds <p onclick="alert(7)">'),
 ])
-def test_structure_changes_are_caught(edit, message):
-    problems = structure_problems(english(), parse_translation(translated(edit), "perf/x.md"))
+def test_structure_changes_are_caught(renderer, edit, message):
+    problems = structure_problems(english(), parse_translation(translated(edit), "perf/x.md"), renderer)
     assert any(message in p for p in problems), problems
 
 
@@ -136,6 +144,46 @@ def test_english_echoed_back_is_caught():
 def test_broken_front_matter_in_a_reply_is_caught():
     page = parse_translation("---\ntitle: [unclosed\n---\n正文\n", "perf/x.md")
     assert any("not valid YAML" in p for p in structure_problems(english(), page))
+
+
+PARAGRAPH = ('See [warp](../device-software/warp.md "Warp") and `code`, *really*.\n\n'
+             '![A diagram](../images/sm.svg#only-light)\n\n## Heading\n\nText.\n')
+
+
+@pytest.mark.parametrize("chinese", [
+    '参见 `code` 和 [线程束](../device-software/warp.md "线程束")。\n\n'  # links and code reordered, emphasis dropped
+    '![一张图](../images/sm.zh.svg#only-light)\n\n## 标题\n\n文字。\n',   # image variant, heading id from Chinese text
+])
+def test_markup_may_differ_in_text_order_emphasis_and_image_variant(renderer, chinese):
+    assert markup_differences(renderer.html(PARAGRAPH), renderer.html(chinese)) == []
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.replace("Text.\n", 'Text.\n{: onclick="alert(7)" }\n'), 'adds <p onclick="alert(7)">'),
+    (lambda s: s.replace("(../device-software/warp.md", "(../device-software/kernel.md"), 'adds <a href="../device-software/kernel.md">'),
+    (lambda s: s.replace("(../device-software/warp.md", "(../device-software/warp.md){: data-x=1 }"), "data-x"),
+    (lambda s: s.replace("Text.", "Text <span>x</span>."), "adds <span>"),
+    (lambda s: s.replace("`code`", "code"), "loses <code>"),
+    (lambda s: s.replace("Text.", "- Text."), "adds <ul>"),
+    (lambda s: s.replace("*really*", '<em class="x">really</em>'), 'adds <em class="x">'),
+])
+def test_markup_changes_beyond_text_are_caught(renderer, edit, message):
+    problems = markup_differences(renderer.html(PARAGRAPH), renderer.html(edit(PARAGRAPH)))
+    assert any(message in p for p in problems), problems
+
+
+def test_markup_blocks_must_keep_their_order(renderer):
+    english = "Para.\n\n- item\n"
+    assert any("orders its blocks differently" in p
+               for p in markup_differences(renderer.html(english), renderer.html("- item\n\nPara.\n")))
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_every_hostile_page_as_a_reply_is_rejected(renderer, case):
+    """A reply that adds any of the hostile corpus to a faithful translation is caught."""
+    body, _, _ = HOSTILE[case]
+    problems = structure_problems(english(), parse_translation(translated(lambda s: s + "\n" + body + "\n"), "perf/x.md"), renderer)
+    assert any("rendered HTML differs from the English page's beyond its text" in p for p in problems), problems
 
 
 # -- sections, chunks and the concurrency limiter -----------------------------------------
@@ -371,6 +419,8 @@ def test_a_reply_to_an_indented_block_keeps_its_indent():
     assert chunk.english == "    Second line, inside the note, edited.\n\n"
     chunk.reply = fake_translate(page_document(chunk.request)).lstrip()  # the model dropped the indent
     assert chunk.problems(chunk.reply, "stop") == []
+    renderer = Renderer.for_language(ROOT, "zh")
+    assert markup_differences(chunk.html(chunk.document, renderer), chunk.html(chunk.reply, renderer)) == []
     page = parse_translation(plan.assemble("m", "abc"), "perf/x.md")
     assert structure_problems(english, page) == []
     assert split_blocks(page)[1][2].startswith("    ") and split_blocks(page)[1][:2] == split_blocks(chinese)[1][:2]

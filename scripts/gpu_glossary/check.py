@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from . import markdown_ext, page as page_module, render, sanitize
+from .cache import fingerprint, memoize
 from .examples import check_examples, load_runs
 from .images import check_images
 from .glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from .page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
+from .render import Renderer, markdown_settings
+from .sanitize import html_problems, is_plain_text
 from .terminology import Terminology, TerminologyError, load_terminology
 
-_RAW_HTML = [
-    (re.compile(r"<\s*script\b", re.I), "raw <script> is not allowed in a page"),
-    (re.compile(r"<\s*iframe\b", re.I), "raw <iframe> is not allowed in a page"),
-    (re.compile(r"<\s*style\b", re.I), "raw <style> is not allowed in a page"),
-    (re.compile(r"<[a-zA-Z][^>]*?\son[a-z]+\s*=", re.I), "an on…= event attribute is not allowed in a page"),
-    (re.compile(r"javascript\s*:", re.I), "a javascript: URL is not allowed in a page"),
-]
+PLAIN_TEXT_KEYS = ("title", "summary", "abbreviation", "aliases")  # the theme prints them unescaped
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 IMAGE_EXTENSIONS = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 SUMMARY_LIMIT = 200
@@ -69,19 +69,30 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
     return problems
 
 
+def _check_front_matter_text(page: Page) -> list[Problem]:
+    """Front matter reaches the theme's templates, which print it as HTML: it must be plain text."""
+    problems = []
+    for key in PLAIN_TEXT_KEYS:
+        value = page.meta.get(key)
+        values = value if isinstance(value, list) else [value]
+        for text in values:
+            if isinstance(text, str) and not is_plain_text(text):
+                problems.append(page.problem(page.meta_lines.get(key, 1), f"front matter '{key}' must be plain text, without HTML tags or &entities;: {text!r}"))
+    return problems
+
+
 def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
     problems = []
     for fence in page.fences():
         if not fence.lang:
             problems.append(page.problem(fence.line, "code fence has no language: write ```cuda, ```python, ```text, ```console …"))
+        if not fence.closed:
+            problems.append(page.problem(fence.line, f"code fence opened here is never closed: the rest of the page would render as code; add a closing {fence.fence} line"))
     avoided = terminology.avoided() if terminology and page.lang == "zh" else {}
     front_lines = [(page.meta_lines.get(key, 1), page.meta.get(key)) for key in ("title", "summary")]
     for number, line in [*front_lines, *page.prose_lines()]:
         if not isinstance(line, str):
             continue
-        for pattern, message in _RAW_HTML:
-            if pattern.search(line):
-                problems.append(page.problem(number, message))
         for variant, term in avoided.items():
             if variant in line:
                 problems.append(page.problem(number, f"'{variant}' is a variant the terminology file avoids: write '{term.zh}' ({term.en})"))
@@ -97,9 +108,39 @@ def _check_page(glossary: Glossary, page: Page, terminology: Terminology | None)
         problems.append(page.problem(1, f"page is missing from the navigation: add '{page.rel}' to nav in mkdocs.yml"))
     if page.lang == SOURCE_LANG and len(page.summary) > SUMMARY_LIMIT:
         problems.append(page.problem(page.meta_lines.get("summary", 1), f"summary is {len(page.summary)} characters; keep it under {SUMMARY_LIMIT}", "warning"))
+    problems.extend(_check_front_matter_text(page))
     problems.extend(_check_links(glossary, page))
     problems.extend(_check_body(page, terminology))
     return problems
+
+
+class _HtmlCheck:
+    """The sanitizer's verdict on each page's rendered HTML, as the build will reach it.
+
+    Rendering and sanitizing every page takes seconds, so verdicts are cached under the
+    page's text, the Markdown settings and the code and library versions behind them.
+    """
+
+    def __init__(self, root: Path):
+        self.settings = {lang: markdown_settings(root, lang) for lang in LANGUAGES}
+        self.renderers: dict[str, Renderer] = {}
+
+    def problems(self, page: Page) -> list[Problem]:
+        settings = self.settings[page.lang]
+
+        def compute():
+            if page.lang not in self.renderers:
+                self.renderers[page.lang] = Renderer(*settings)
+            return [[p.line, p.message] for p in html_problems(page, self.renderers[page.lang].html(page.body))]
+
+        key = [_code_fingerprint(), json.dumps(settings, sort_keys=True), page.text]
+        return [page.problem(line, message) for line, message in memoize("page-html", key, compute)]
+
+
+@cache
+def _code_fingerprint() -> str:
+    return fingerprint(["nh3", "markdown", "pymdown-extensions", "pygments"],
+                       [sanitize, render, markdown_ext, page_module])
 
 
 def _check_duplicates(pages: list[Page]) -> list[Problem]:
@@ -134,12 +175,17 @@ def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
     return problems
 
 
-def check_glossary(glossary: Glossary, terminology: Terminology | None) -> list[Problem]:
+def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered: bool = True) -> list[Problem]:
+    """Every problem in the glossary; `rendered=False` skips the sanitizer's verdict on the
+    rendered HTML (the build gives it on the HTML it actually renders)."""
     problems: list[Problem] = []
+    html_check = _HtmlCheck(glossary.root) if rendered else None
     for lang in LANGUAGES:
         pages = list(glossary.pages[lang].values())
         for page in pages:
             problems.extend(_check_page(glossary, page, terminology))
+            if html_check and page.meta:
+                problems.extend(html_check.problems(page))
         problems.extend(_check_duplicates(pages))
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))

@@ -53,11 +53,17 @@ class Chunk:
 
     page: "PagePlan"
     parts: list[int]
-    english: str             # the sections' English text, exactly as on the page
+    english: str             # the parts' English text, exactly as on the page
+    document: str            # what is sent to be translated: front matter (first chunk) and placeholders
     request: str             # the user message
     protected: ProtectedText
     weight: int              # characters sent to be translated (the reply's length, and time, follow it)
     reply: str | None = None  # the checked reply, placeholders still in
+
+    def html(self, text: str, renderer) -> str:
+        """The HTML the chunk's document or a reply renders to: placeholders filled, front matter left out."""
+        filled = _indented_like(self.english, self.protected.fill(clean_reply(text, front_matter=self.first)))
+        return renderer.html(parse_translation(filled, "chunk.md").body if self.first else filled)
 
     @property
     def first(self) -> bool:
@@ -160,7 +166,7 @@ class PagePlan:
         else:
             request = translate_request(document, whole)
         english = "".join(part.english for part in parts)
-        return Chunk(self, indices, english, request, protected, len(document))
+        return Chunk(self, indices, english, document, request, protected, len(document))
 
     def assemble(self, model: str, source_hash: str) -> str:
         """The whole Chinese page from kept parts and checked replies; ValueError if a reply cannot be restored."""

@@ -7,8 +7,8 @@ counts tokens by DeepSeek's rule of thumb, simulates prefix caching and time (a 
 latency per request plus the reply's tokens at a given rate, as a model streams them),
 can take at most N requests at once (429 above that), and can be told to misbehave per
 page: rate limits, server errors, hangs, cut-off or wrapped replies, broken
-placeholders, injected HTML, empty or echoed replies, bad key, no balance.
-Self-contained on purpose: it imports nothing from the package it tests.
+placeholders, injected HTML or event-handler attribute lists, empty or echoed replies,
+bad key, no balance. Self-contained on purpose: it imports nothing from the package it tests.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 FRONT_KEY = re.compile(r"^(title|summary|aliases):")
 
 BEHAVIOURS = ("ok", "429", "500", "503", "hang", "drop", "length", "fenced", "preamble", "drop_code",
-              "alter_code", "change_url", "script", "empty", "echo", "400", "401", "402", "422")
+              "alter_code", "change_url", "script", "attribute", "empty", "echo", "400", "401", "402", "422")
 
 
 def fake_translate(document: str) -> str:
@@ -58,6 +58,18 @@ def page_document(prompt: str) -> str:
     if NEW_TEXT in prompt:
         return prompt.split(NEW_TEXT, 1)[1].split(OLD_TEXT, 1)[0]
     return prompt.split("\n\n", 1)[1] if "\n\n" in prompt else prompt
+
+
+def _with_handler_on_a_paragraph(reply: str) -> str:
+    """`{: onclick=… }` under the first paragraph of the body: the page's own paragraph gets a handler."""
+    lines = reply.split("\n")
+    start = lines.index("---", 1) + 1 if lines and lines[0] == "---" and "---" in lines[1:] else 0
+    for index in range(start, len(lines) - 1):
+        line = lines[index].strip()
+        if line and not lines[index + 1].strip() and not line.startswith(("⟦", "#", "-", "|", "!", ">", "*")):
+            lines.insert(index + 1, '{: onclick="alert(7)" }')
+            break
+    return "\n".join(lines)
 
 
 class FakeOpenAI(ThreadingHTTPServer):
@@ -215,6 +227,8 @@ class _Handler(BaseHTTPRequestHandler):
             return f"Here is the translation:\n\n{reply}", "stop"
         if behaviour == "script":
             return reply + "\n<script>alert('x')</script>\n", "stop"
+        if behaviour == "attribute":
+            return _with_handler_on_a_paragraph(reply), "stop"
         if behaviour in ("drop_code", "alter_code"):
             replacement = "" if behaviour == "drop_code" else "```cuda\n// changed by the model\n```"
             return re.sub(r"(?m)^[ \t]*⟦P\d+⟧[ \t]*$", replacement, reply, count=1), "stop"

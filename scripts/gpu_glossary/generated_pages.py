@@ -14,7 +14,7 @@ def _front_matter(title: str, summary: str) -> str:
     return front_matter_block({"title": title, "summary": summary}) + "\n"
 
 
-def _escape(text: str) -> str:
+def escape_markdown(text: str) -> str:
     """Plain text (summaries, terms) placed into Markdown: no accidental emphasis, links or cells."""
     escaped = re.sub(r"([\\`*_\[\]|])", r"\\\1", text.replace("\n", " "))
     return escaped.replace("<", "&lt;")
@@ -45,7 +45,7 @@ def index_page(glossary: Glossary, lang: str) -> str:
         if page.abbreviation and page.abbreviation not in label:
             abbreviation = f"（{page.abbreviation}）" if wide else f" ({page.abbreviation})"
         colon = "：" if wide else ": "
-        out.append(f"- **[{_escape(label)}]({page.rel})**{abbreviation}{colon}{_escape(page.summary)}\n")
+        out.append(f"- **[{escape_markdown(label)}]({page.rel})**{abbreviation}{colon}{escape_markdown(page.summary)}\n")
     return "".join(out)
 
 
@@ -56,7 +56,7 @@ def terminology_page(terminology: Terminology, lang: str) -> str:
     out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
     out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
     for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
-        out.append(f"| {_escape(term.en)} | {_escape(term.zh)} | {_escape('、'.join(term.avoid))} |\n")
+        out.append(f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid))} |\n")
     out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")
     out.append(", ".join(f"`{name}`" for name in terminology.keep_english) + "\n")
     return "".join(out)

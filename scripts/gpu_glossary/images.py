@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, Glossary
 from .page import Page, Problem, resolve_link
+from .svg_check import svg_problems
 
 IMAGES = "images"
 LIGHT, DARK = "#only-light", "#only-dark"
@@ -131,6 +132,9 @@ def relative_link(rel: str, site_path: str) -> str:
 # -- check ------------------------------------------------------------------------------
 def check_images(glossary: Glossary) -> list[Problem]:
     problems: list[Problem] = []
+    for svg in sorted(glossary.images_dir.rglob("*.svg")) if glossary.images_dir.is_dir() else []:
+        display = svg.relative_to(glossary.root).as_posix()
+        problems.extend(Problem(display, line, "error", message) for line, message in svg_problems(svg.read_bytes()))
     for lang, pages in glossary.pages.items():
         for page in pages.values():
             problems.extend(_check_page(glossary, page))

@@ -111,14 +111,20 @@ def llms_full(site_name: str, summary: str, pages: list[SitePage], site_url: str
     return "".join(chunks)
 
 
-def llms_txt(site_name: str, summary: str, pages: list[SitePage], site_url: str, full_text_label: str) -> str:
-    """The llms.txt index: title, summary, then each section's pages with their summaries."""
+def llms_txt(site_name: str, summary: str, pages: list[SitePage], site_url: str, full_text_label: str,
+             overview_label: str) -> str:
+    """The llms.txt index: title, summary, then each section's pages with their summaries.
+
+    Pages outside the sections (the home page, the generated index pages) come first, under
+    `overview_label`: llmstxt.org lists files only under named H2 sections.
+    """
     out = [f"# {site_name}\n\n> {summary}\n"]
-    section = None
+    groups: dict[str, list[SitePage]] = {overview_label: []}
     for site_page in pages:
-        if site_page.section_title != section:
-            section = site_page.section_title
+        groups.setdefault(site_page.section_title or overview_label, []).append(site_page)
+    for section, members in groups.items():
+        if members:
             out.append(f"\n## {section}\n\n")
-        out.append(f"- [{site_page.title}]({site_url}{twin_url(site_page.url)}): {site_page.summary}\n")
+            out.extend(f"- [{p.title}]({site_url}{twin_url(p.url)}): {p.summary}\n" for p in members)
     out.append(f"\n## Optional\n\n- [llms-full.txt]({site_url}llms-full.txt): {full_text_label}\n")
     return "".join(out)

@@ -17,6 +17,7 @@ from .atomic import write_text_atomic
 from .glossary import Glossary
 from .images import IMAGES, Change, content_name, find_images, relative_link
 from .page import Problem
+from .svg_check import svg_problems
 
 EXTENSIONS = {"image/svg+xml": ".svg", "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
@@ -55,6 +56,10 @@ class Localizer:
             raise FetchError(f"timed out after {self.timeout:g} s") from None
         except httpx.HTTPError as error:
             raise FetchError(f"{type(error).__name__}: {error}") from None
+        unsafe = svg_problems(bytes(data)) if kind == "image/svg+xml" else []
+        if unsafe:
+            line, message = unsafe[0]
+            raise FetchError(f"the SVG is not safe to serve (line {line}: {message})")
         name = content_name(bytes(data), EXTENSIONS[kind])
         target = self.glossary.images_dir / name
         if not target.exists():  # same name means same bytes: never overwrite anything

@@ -48,6 +48,8 @@ class Fence:
     code: str
     indent: str
     marker: str  # the HTML comment directly above the fence, e.g. "nvcc: skip", or ""
+    fence: str = "```"  # the opening run of backticks or tildes
+    closed: bool = True  # False: no closing fence, so the rest of the page would render as code
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ class Page:
                 code=code,
                 indent=indent,
                 marker=above.group("marker") if above else "",
+                fence=opener.group("fence"),
+                closed=last < len(lines),
             ))
         return result
 
@@ -284,6 +288,38 @@ class Page:
         return {heading.id for heading in self.headings()}
 
 
+class FrontMatterRefused(yaml.MarkedYAMLError):
+    """Valid YAML that front matter does not accept; `problem` says why."""
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """Safe YAML without what front matter has no use for and what hides mistakes.
+
+    Anchors and aliases (`&a`, `*a`) can nest into a "billion laughs" and repeated keys
+    silently keep the last value; both are refused with the line they are on.
+    """
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise FrontMatterRefused(problem="front matter may not use YAML anchors or aliases (&name, *name): write each value out",
+                                     problem_mark=event.start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        first_lines: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                seen = first_lines.setdefault(key, key_node.start_mark.line)
+            except TypeError:
+                continue  # an unhashable key: construct_mapping below reports it
+            if seen != key_node.start_mark.line:
+                raise FrontMatterRefused(problem=f"front matter has the key '{key}' twice (first on line {seen + 1}): keep one",
+                                         problem_mark=key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
     lines = {}
     for offset, line in enumerate(front.split("\n")):
@@ -295,6 +331,7 @@ def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
 
 def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) -> Page:
     """Parse a page's text; never raises. Problems land in `page.problems`."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write (MkDocs drops it too)
     page = Page(path=path, display_path=display_path, rel=rel, lang=lang, text=text)
     normalized = text.replace("\r\n", "\n")
     if not _yaml_handler.detect(normalized):
@@ -316,7 +353,10 @@ def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) ->
     # `front` starts with the newline that ends the opening '---' line: its line 0 is file line 1.
     page.meta_lines = _meta_key_lines(front, 1)
     try:
-        meta = _yaml_handler.load(front)
+        meta = yaml.load(front, Loader=_FrontMatterLoader)
+    except FrontMatterRefused as exc:
+        page.problems.append(page.problem(1 + exc.problem_mark.line, exc.problem))
+        return page
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 1 + mark.line if mark is not None else 1

@@ -111,6 +111,14 @@ class ProtectedText:
 
         return PLACEHOLDER.sub(swap, text)
 
+    def fill(self, text: str) -> str:
+        """Put back the pieces of whichever placeholders `text` holds (part of a page), unchecked."""
+        def piece(match: re.Match) -> str:
+            number = int(match.group(1))
+            return self.pieces[number].text if number < len(self.pieces) else match.group(0)
+
+        return PLACEHOLDER.sub(piece, text)
+
     def restore(self, text: str) -> str:
         """Put every piece back; raise ValueError naming what the reply lost, repeated or invented."""
         found = [int(n) for n in PLACEHOLDER.findall(text)]

@@ -1,23 +1,33 @@
 """Checks a model's translation must pass before it may replace anything on disk.
 
 A reply is untrusted input: it can be cut off, wrapped in a fence, prefixed with chatter,
-missing a code block, pointing a link elsewhere, carrying a <script>, or be the English
-text echoed back. `clean_reply` undoes the harmless wrappers; `structure_problems` lists
-every difference in structure between the English page and the translation.
+missing a code block, pointing a link elsewhere, carrying a <script> or an `{: onclick=… }`,
+or be the English text echoed back. `clean_reply` undoes the harmless wrappers;
+`structure_problems` lists every difference in structure between the English page and the
+translation; `markup_differences` compares their rendered HTML, which may differ in text only.
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from collections import Counter
 from pathlib import Path
 
 from .images import base_name
 from .page import Page, parse_page
+from .render import Renderer
+from .sanitize import elements
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
-_TAG = re.compile(r"<\s*/?\s*([A-Za-z][A-Za-z0-9-]*)")
+# Attributes that hold text a translation translates.
+TEXT_ATTRIBUTES = frozenset({"alt", "title", "data-gg-title", "data-gg-summary"})
+# Emphasis without attributes may come and go: Chinese typesetting avoids italics.
+EMPHASIS = frozenset({"em", "strong", "b", "i"})
+BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table",
+                        "thead", "tbody", "tr", "th", "td", "blockquote", "pre", "div", "details", "summary",
+                        "figure", "hr"})
 _WRAPPER = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*(?:markdown|md|yaml)?[ \t]*\n(?P<inner>.*)\n\1[ \t]*\s*$", re.S)
 MIN_CHINESE_SHARE = 0.25
 
@@ -62,8 +72,65 @@ def _tables(page: Page) -> list[tuple[int, int]]:
     return shapes
 
 
-def _tags(page: Page) -> Counter:
-    return Counter(match.lower() for _, line in page.prose_lines() for match in _TAG.findall(line))
+def _markup(html: str) -> list[tuple[str, tuple]]:
+    """The HTML's elements with the attributes a translation must keep as they are.
+
+    Text attributes are left out; ids (the translation's own heading ids among them) are
+    numbered in order of appearance, and image files stand for all their variants.
+    """
+    found = elements(html)
+    ids: dict[str, int] = {}
+    for element in found:
+        if element.get("id") is not None:
+            ids.setdefault(element.get("id"), len(ids))
+    result = []
+    for element in found:
+        attributes = []
+        for name, value in element.attributes:
+            if name in TEXT_ATTRIBUTES:
+                continue
+            if name in ("id", "name") and value in ids:
+                value = f"<id {ids[value]}>"
+            elif name == "href" and value.startswith("#") and value[1:] in ids:
+                value = f"#<id {ids[value[1:]]}>"
+            elif name == "src":
+                path, hash_, fragment = value.partition("#")
+                folder, slash, file = path.rpartition("/")
+                value = folder + slash + base_name(file) + hash_ + fragment
+            attributes.append((name, value))
+        if element.tag in EMPHASIS and not attributes:
+            continue
+        result.append((element.tag, tuple(attributes)))
+    return result
+
+
+def _describe(element: tuple[str, tuple]) -> str:
+    tag, attributes = element
+    return "<" + " ".join([tag, *(f'{name}="{html_lib.escape(value)}"' for name, value in attributes)]) + ">"
+
+
+def markup_differences(source_html: str, translated_html: str) -> list[str]:
+    """How the translation's HTML differs from the English page's in anything but text.
+
+    Elements are compared as a multiset (a translation may reorder a sentence's links and
+    code) and blocks in order; an added element or attribute or a changed URL is caught.
+    """
+    source, translated = _markup(source_html), _markup(translated_html)
+    added = Counter(translated) - Counter(source)
+    lost = Counter(source) - Counter(translated)
+    problems = []
+    if added:
+        problems.append("adds " + ", ".join(_describe(e) for e in list(added)[:5]))
+    if lost:
+        problems.append("loses " + ", ".join(_describe(e) for e in list(lost)[:5]))
+    if not problems:  # same elements: then the blocks must come in the same order
+        source_blocks = [e for e in source if e[0] in BLOCK_TAGS]
+        translated_blocks = [e for e in translated if e[0] in BLOCK_TAGS]
+        for index, (expected, got) in enumerate(zip(source_blocks, translated_blocks)):
+            if expected != got:
+                problems.append(f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, is {_describe(got)}")
+                break
+    return [f"rendered HTML differs from the English page's beyond its text: {problem}" for problem in problems]
 
 
 def chinese_share(page: Page) -> float:
@@ -78,8 +145,9 @@ def parse_translation(text: str, rel: str) -> Page:
     return parse_page(text, Path(rel), rel, rel, "zh")
 
 
-def structure_problems(source: Page, translation: Page) -> list[str]:
-    """Every way the translation's structure differs from the English page's."""
+def structure_problems(source: Page, translation: Page, renderer: Renderer | None = None) -> list[str]:
+    """Every way the translation's structure differs from the English page's (with a
+    renderer, also its rendered HTML)."""
     problems = [problem.message for problem in translation.problems]
     if problems:
         return problems
@@ -99,9 +167,8 @@ def structure_problems(source: Page, translation: Page) -> list[str]:
         problems.append(f"headings differ: expected levels and ids {source_headings}, got {translated_headings}")
     if _tables(source) != _tables(translation):
         problems.append(f"table shapes differ: expected {_tables(source)} (rows, columns), got {_tables(translation)}")
-    new_tags = sorted(set(_tags(translation)) - set(_tags(source)))
-    if new_tags:
-        problems.append(f"raw HTML the English page does not have: {', '.join('<' + tag + '>' for tag in new_tags)}")
+    if renderer is not None:
+        problems.extend(markup_differences(renderer.html(source.body), renderer.html(translation.body)))
     for key in ("title", "summary"):
         if not translation.meta.get(key):
             problems.append(f"front matter lacks a translated '{key}'")

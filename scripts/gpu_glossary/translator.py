@@ -27,8 +27,9 @@ from .images import fix_text
 from .limiter import AdaptiveLimiter, retry_after_seconds
 from .page import Page, parse_page
 from .prompt import retry_note, system_message
+from .render import Renderer
 from .terminology import Terminology
-from .translation_checks import parse_translation, structure_problems
+from .translation_checks import clean_reply, markup_differences, parse_translation, structure_problems
 
 TARGET_LANG = "zh"
 DEFAULT_BASE_URL = "https://api.deepseek.com"
@@ -250,6 +251,7 @@ class Translator:
         # A 429/503 may come several times while the level halves down to what the server
         # takes; those tries do not use up --retries (up to one per halving from the ceiling).
         self.overload_retries = settings.retries + (settings.concurrency - 1).bit_length()
+        self.renderer = Renderer.for_language(glossary.root, TARGET_LANG)
         self.fatal: str | None = None
         self.progress: Progress | None = None
         self.chunks_total = self.chunks_done = self.pages_finished = 0
@@ -315,6 +317,8 @@ class Translator:
                 messages = messages[:2] + [{"role": "user", "content": retry_note(problems)}]
             reply, finish = await self._chat(messages, page, rank)
             problems = chunk.problems(reply, finish)
+            if not problems:  # its rendered HTML must match the English chunk's but for text
+                problems = markup_differences(chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer))
             if not problems:
                 return reply
         raise ValueError("; ".join(problems))
@@ -372,7 +376,7 @@ class Translator:
             text = page.plan.assemble(self.settings.model, self.glossary.source_hash_of(rel))
         except ValueError as error:
             return self._fail(page, self.settings.scrub(str(error)))
-        problems = structure_problems(page.job.english, parse_translation(text, rel))
+        problems = structure_problems(page.job.english, parse_translation(text, rel), self.renderer)
         if problems:
             return self._fail(page, self.settings.scrub("; ".join(problems)))
         target = self.glossary.lang_dir(TARGET_LANG) / rel

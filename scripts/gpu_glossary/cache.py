@@ -1,0 +1,66 @@
+"""A content-addressed cache on disk for per-page results that are slow to compute.
+
+Rendering every page of both languages and sanitizing the HTML takes seconds, and the
+checker runs on every build and many times in the tests. A result is stored under the
+hash of everything it depends on (the page, the library versions, the source of our own
+modules that compute it), so an entry can never be stale: any change makes a new key.
+Entries are small JSON files; deleting the folder is always safe. `GPU_GLOSSARY_CACHE`
+names another folder, or, set to an empty value, turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+
+def cache_dir() -> Path | None:
+    configured = os.environ.get("GPU_GLOSSARY_CACHE")
+    if configured is not None:
+        return Path(configured) if configured else None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-glossary"
+
+
+def fingerprint(packages: list[str], modules: list[ModuleType], *extra: str) -> str:
+    """A hash of installed package versions, our modules' source and any other input."""
+    digest = hashlib.sha256()
+    for name in packages:
+        digest.update(f"{name}=={metadata.version(name)}\n".encode())
+    for module in modules:
+        digest.update(Path(module.__file__).read_bytes())
+    for part in extra:
+        digest.update(part.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def memoize(namespace: str, key_parts: list[str], compute: Callable[[], object]):
+    """`compute()`'s JSON-able result, read from the cache when `key_parts` were seen before."""
+    folder = cache_dir()
+    if folder is None:
+        return compute()
+    digest = hashlib.sha256()
+    for part in key_parts:
+        digest.update(part.encode("utf-8") + b"\0")
+    path = folder / namespace / f"{digest.hexdigest()}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass  # not cached yet, or unreadable: compute it
+    value = compute()
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(value, out, ensure_ascii=False)
+        os.replace(temporary, path)  # readers see the whole entry or none
+    except OSError:
+        if temporary:
+            Path(temporary).unlink(missing_ok=True)  # a read-only or full disk only costs speed
+    return value

@@ -1,0 +1,59 @@
+"""Render a page's Markdown to HTML the way the site build does, without running MkDocs.
+
+The checker and the translation checks need the HTML a page will become (the sanitizer
+judges HTML, not Markdown), and loading MkDocs' own configuration takes about a second.
+So the Markdown extensions are read from `mkdocs.yml` (and the language's config that
+inherits it) exactly as MkDocs reads them; a test compares the two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import markdown
+
+from .build import CONFIGS
+from .glossary import SOURCE_LANG, read_mkdocs_config
+from .markdown_ext import GlossaryExtension, GlossaryState
+
+# MkDocs puts these in front of every site's markdown_extensions.
+MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
+
+
+def _extension_mapping(value) -> dict[str, dict]:
+    """markdown_extensions as MkDocs accepts it (a mapping, or a list of names and one-key mappings)."""
+    items = value.items() if isinstance(value, dict) else [
+        next(iter(item.items())) if isinstance(item, dict) else (item, None) for item in value or []]
+    return {str(name): dict(options or {}) for name, options in items}
+
+
+def markdown_settings(root: Path, lang: str) -> tuple[list[str], dict[str, dict]]:
+    """(extension names in MkDocs' order, their options) for one language's build."""
+    extensions = _extension_mapping(read_mkdocs_config(root / CONFIGS[SOURCE_LANG]).get("markdown_extensions"))
+    if lang != SOURCE_LANG:  # INHERIT merges mappings: the language's options win key by key
+        own = _extension_mapping(read_mkdocs_config(root / CONFIGS[lang]).get("markdown_extensions"))
+        for name, options in own.items():
+            extensions[name] = {**extensions.get(name, {}), **options}
+    names = list(dict.fromkeys([*MKDOCS_BUILTIN_EXTENSIONS, *extensions]))
+    return names, {name: options for name, options in extensions.items() if options}
+
+
+class Renderer:
+    """One Markdown converter, reused page after page (reset in between, as MkDocs' is fresh).
+
+    Our own extension runs with no terms and no abbreviations: link previews and
+    abbreviations only add attributes the sanitizer allows, so they cannot change a verdict.
+    """
+
+    def __init__(self, extensions: list[str], options: dict[str, dict]):
+        self.settings = (list(extensions), {name: dict(value) for name, value in options.items()})
+        self._markdown = markdown.Markdown(extensions=[*extensions, GlossaryExtension(GlossaryState())],
+                                           extension_configs=options)
+
+    @classmethod
+    def for_language(cls, root: Path, lang: str) -> "Renderer":
+        return cls(*markdown_settings(root, lang))
+
+    def html(self, text: str) -> str:
+        self._markdown.reset()
+        return self._markdown.convert(text)
