@@ -477,3 +477,23 @@ def test_a_stale_page_without_section_hashes_is_updated_whole(project, server):
     assert all(OLD_MARKER in r["body"]["messages"][1]["content"] for r in server.chat_requests())
     assert recorded_hashes(load_glossary(project).page("zh", WARP)) == section_hashes(english_page(project, WARP))
     assert_valid_translation(project, WARP)
+
+
+def test_kept_chinese_that_fails_the_page_checks_is_sent_again_whole(project, server):
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    chinese = load_glossary(project).page("zh", OCCUPANCY)
+    fence = chinese.fences()[0]  # a hand edit breaks a code block the next update would keep
+    lines = chinese.text.split("\n")
+    lines[fence.line] += "  // 改"
+    zh(project, OCCUPANCY).write_text("\n".join(lines), encoding="utf-8")
+    edit_one_sentence(project, OCCUPANCY, "An added sentence about occupancy.")
+    first = len(server.chat_requests())
+    assert translate(project, server, "--report", "report.json").returncode == 0
+    sent = server.chat_requests()[first:]
+    sections = split_sections(english_page(project, OCCUPANCY))
+    assert len(sent) > 1 and len(requests_for(server, "An added sentence about occupancy.")) == 2  # paragraph, then whole
+    page = report_of(project)["pages"][0]
+    assert (page["parts_sent"], page["parts_kept"], page["status"]) == (len(sections), 0, "translated")
+    assert "// 改" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
+    assert_valid_translation(project, OCCUPANCY)

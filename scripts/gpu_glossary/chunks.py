@@ -61,8 +61,12 @@ class Chunk:
     reply: str | None = None  # the checked reply, placeholders still in
 
     def html(self, text: str, renderer) -> str:
-        """The HTML the chunk's document or a reply renders to: placeholders filled, front matter left out."""
-        filled = _indented_like(self.english, self.protected.fill(clean_reply(text, front_matter=self.first)))
+        """The HTML the chunk's document or a reply renders to: placeholders filled, front matter left out.
+
+        Code blocks come back short: their text comes back exactly (a placeholder), and
+        highlighting all of it would take most of the check's time."""
+        filled = self.protected.fill(clean_reply(text, front_matter=self.first), short_code=True)
+        filled = _indented_like(self.english, filled)
         return renderer.html(parse_translation(filled, "chunk.md").body if self.first else filled)
 
     @property
@@ -99,6 +103,22 @@ class Chunk:
             meta, text = {k: head.meta[k] for k in TRANSLATED_KEYS if k in head.meta}, head.body
         body = _indented_like(self.english, self.protected.restore(text).strip("\n"))
         return meta, body + "\n" * (len(self.english) - len(self.english.rstrip("\n")))
+
+
+class CheckRenderer:
+    """Renders a whole page for the rendered-HTML check as the site does, but with each code
+    block cut to one line (its text is compared byte for byte on its own) and each text
+    rendered once: the English pages are rendered while the replies are awaited."""
+
+    def __init__(self, renderer):
+        self.renderer = renderer
+        self._done: dict[str, str] = {}
+
+    def html(self, text: str) -> str:
+        if text not in self._done:
+            protected = ProtectedText()
+            self._done[text] = self.renderer.html(protected.fill(protected.protect(text), short_code=True))
+        return self._done[text]
 
 
 def _indented_like(english: str, body: str) -> str:
@@ -183,9 +203,10 @@ class PagePlan:
         return compose_page(self.english, meta, "".join(pieces), model, source_hash, section_hashes(self.english))
 
 
-def plan_page(english: Page, previous: Page | None) -> PagePlan:
-    """Plan a page: `previous` is the Chinese page to update (None: translate every section)."""
-    parts = plan_sections(english, previous)
+def plan_page(english: Page, previous: Page | None, whole: bool = False) -> PagePlan:
+    """Plan a page: `previous` is the Chinese page to update (None: translate every section);
+    `whole` sends every section, even unchanged ones, with its old Chinese."""
+    parts = plan_sections(english, previous, whole)
     protected = []
     for part in parts:
         holder = ProtectedText()

@@ -111,11 +111,21 @@ class ProtectedText:
 
         return PLACEHOLDER.sub(swap, text)
 
-    def fill(self, text: str) -> str:
-        """Put back the pieces of whichever placeholders `text` holds (part of a page), unchecked."""
+    def fill(self, text: str, short_code: bool = False) -> str:
+        """Put back the pieces of whichever placeholders `text` holds (part of a page), unchecked.
+
+        With `short_code`, a code block comes back as its fence lines around one line of
+        code: enough for what it renders to, its text being compared elsewhere."""
         def piece(match: re.Match) -> str:
             number = int(match.group(1))
-            return self.pieces[number].text if number < len(self.pieces) else match.group(0)
+            if number >= len(self.pieces):
+                return match.group(0)
+            found = self.pieces[number]
+            lines = found.text.split("\n")
+            if short_code and found.kind == "code block" and len(lines) > 2:
+                closing = lines[-1]
+                return "\n".join([lines[0], closing[: len(closing) - len(closing.lstrip())] + "code", closing])
+            return found.text
 
         return PLACEHOLDER.sub(piece, text)
 

@@ -124,14 +124,15 @@ class Part:
         return self.kept is None
 
 
-def plan_sections(english: Page, previous: Page | None) -> list[Part]:
-    """What to keep and what to send for a page: `previous` is the old translation to update, if any."""
+def plan_sections(english: Page, previous: Page | None, whole: bool = False) -> list[Part]:
+    """What to keep and what to send for a page: `previous` is the old translation to update, if
+    any; `whole` sends every section with its old Chinese, whatever the hashes say."""
     new = split_blocks(english)
     if previous is None or previous.problems:
         return [Part("".join(blocks)) for blocks in new]
     old = split_blocks(previous)
     recorded = recorded_hashes(previous)
-    if recorded and len(recorded) == len(old):
+    if recorded and len(recorded) == len(old) and not whole:
         return _plan_by_hashes(english, new, previous, old, recorded)
     return _plan_by_headings(english, new, previous, old)
 

@@ -21,7 +21,7 @@ from typing import Callable
 import openai
 
 from .atomic import write_text_atomic
-from .chunks import Chunk, PagePlan, chunk_size, plan_page
+from .chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
 from .glossary import SOURCE_LANG, Glossary
 from .images import fix_text
 from .limiter import AdaptiveLimiter, retry_after_seconds
@@ -29,7 +29,7 @@ from .page import Page, parse_page
 from .prompt import retry_note, system_message
 from .render import Renderer
 from .terminology import Terminology
-from .translation_checks import clean_reply, markup_differences, parse_translation, structure_problems
+from .translation_checks import markup_differences, parse_translation, structure_problems
 
 TARGET_LANG = "zh"
 DEFAULT_BASE_URL = "https://api.deepseek.com"
@@ -134,13 +134,13 @@ def estimate_tokens(text: str) -> int:
     return int((len(text) - cjk) / 4 + cjk * 0.6) + 1
 
 
-def plan_jobs(jobs: list[Job], settings: Settings) -> list[PagePlan]:
-    """Each job's sections to keep and to send, cut into chunks of the run's chunk size."""
+def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]:
+    """Each job's parts to keep and to send, cut into chunks of the run's chunk size (returned too)."""
     plans = [plan_page(job.english, job.previous if job.reason == "stale" else None) for job in jobs]
     size = chunk_size(sum(plan.to_send for plan in plans), settings.concurrency, settings.max_chars)
     for plan in plans:
         plan.cut(size)
-    return plans
+    return plans, size
 
 
 # -- talking to the API -----------------------------------------------------------------
@@ -227,6 +227,7 @@ class _PageRun:
     job: Job
     outcome: Outcome
     done: int = 0
+    sent_whole: bool = False  # sent again whole after its kept parts failed the page's checks
 
 
 Progress = Callable[[int, int, int, int], None]  # (chunks done, chunks in all, pages finished, concurrency level)
@@ -252,14 +253,18 @@ class Translator:
         # takes; those tries do not use up --retries (up to one per halving from the ceiling).
         self.overload_retries = settings.retries + (settings.concurrency - 1).bit_length()
         self.renderer = Renderer.for_language(glossary.root, TARGET_LANG)
+        self.page_renderer = CheckRenderer(self.renderer)
         self.fatal: str | None = None
         self.progress: Progress | None = None
         self.chunks_total = self.chunks_done = self.pages_finished = 0
+        self.chunk_size = settings.max_chars
+        self.retries_whole: list[asyncio.Task] = []
 
     async def run(self, jobs: list[Job], progress: Progress | None = None) -> Run:
         """Every chunk of every page in one pool, longest first; each page written when all its chunks passed."""
         self.progress = progress
-        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plan_jobs(jobs, self.settings), jobs)]
+        plans, self.chunk_size = plan_jobs(jobs, self.settings)
+        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs)]
         work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
         self.chunks_total = len(work)
         self._report()
@@ -269,6 +274,9 @@ class Translator:
             if not page.plan.chunks:
                 self._finish(page)  # nothing changed that needs the model
         await asyncio.gather(*(self._run_chunk(chunk, page, rank) for rank, (chunk, page) in enumerate(work)))
+        while self.retries_whole:  # pages sent again whole (see _finish)
+            batch, self.retries_whole = self.retries_whole, []
+            await asyncio.gather(*batch)
         level = {"ceiling": self.settings.concurrency, "final": self.limiter.allowed,
                  "lowest": max(1, int(self.limiter.lowest)), "backoffs": self.limiter.backoffs}
         return Run([page.outcome for page in pages], len(work), level)
@@ -295,6 +303,16 @@ class Translator:
                 self._finish(page)
         self.chunks_done += 1
         self._report()
+
+    def _send_whole(self, page: _PageRun) -> None:
+        """The kept old Chinese fails the page's checks (a flaw from before, or a hand edit):
+        send every section again, each with its old Chinese as reference, ahead of the rest."""
+        page.sent_whole, page.done = True, 0
+        page.plan = plan_page(page.job.english, page.job.previous, whole=True)
+        page.plan.cut(self.chunk_size)
+        page.outcome.parts_kept, page.outcome.parts_sent = 0, len(page.plan.parts)
+        self.chunks_total += len(page.plan.chunks)
+        self.retries_whole += [asyncio.ensure_future(self._run_chunk(chunk, page, -1)) for chunk in page.plan.chunks]
 
     def _fail(self, page: _PageRun, message: str) -> None:
         if not page.outcome.error:
@@ -376,7 +394,9 @@ class Translator:
             text = page.plan.assemble(self.settings.model, self.glossary.source_hash_of(rel))
         except ValueError as error:
             return self._fail(page, self.settings.scrub(str(error)))
-        problems = structure_problems(page.job.english, parse_translation(text, rel), self.renderer)
+        problems = structure_problems(page.job.english, parse_translation(text, rel), self.page_renderer)
+        if problems and page.plan.parts_kept and not page.sent_whole:
+            return self._send_whole(page)
         if problems:
             return self._fail(page, self.settings.scrub("; ".join(problems)))
         target = self.glossary.lang_dir(TARGET_LANG) / rel
@@ -437,7 +457,7 @@ def cost(tokens_in: int, tokens_cached: int, tokens_out: int, prices: dict) -> f
 def estimate_jobs(jobs: list[Job], system: str, settings: Settings) -> list[tuple[int, int]]:
     """(input, output) tokens each job should take, without calling anything."""
     estimates = []
-    for plan in plan_jobs(jobs, settings):
+    for plan in plan_jobs(jobs, settings)[0]:
         sent = sum(estimate_tokens(system) + estimate_tokens(chunk.request) for chunk in plan.chunks)
         estimates.append((sent, int(sum(chunk.weight for chunk in plan.chunks) / 4 * 1.2)))
     return estimates
