@@ -279,7 +279,7 @@ class Translator:
             await asyncio.gather(*batch)
         level = {"ceiling": self.settings.concurrency, "final": self.limiter.allowed,
                  "lowest": max(1, int(self.limiter.lowest)), "backoffs": self.limiter.backoffs}
-        return Run([page.outcome for page in pages], len(work), level)
+        return Run([page.outcome for page in pages], self.chunks_total, level)
 
     def _report(self) -> None:
         if self.progress is not None:
