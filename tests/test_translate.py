@@ -315,7 +315,10 @@ def test_an_interrupted_run_leaves_pages_whole_and_resumes(project, server):
     server.hang_seconds = 120
     server.plan = {front_matter_block({"title": glossary.page("en", rel).title}).split("\n")[1]: ["hang"] for rel in hanging}
     env = dict(os.environ, DEEPSEEK_API_KEY=KEY)
-    process = subprocess.Popen([sys.executable, str(SCRIPT), "--base-url", server.url, "--concurrency", "8"],
+    # A test run started in the background of a shell hands its children SIGINT ignored: give Ctrl-C back.
+    with_ctrl_c = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                   "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    process = subprocess.Popen([sys.executable, "-c", with_ctrl_c, str(SCRIPT), "--base-url", server.url, "--concurrency", "8"],
                                cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     done = [rel for rel in rels if rel not in hanging]
     deadline = time.monotonic() + 60
