@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.check import github_annotation, run_check
-from gpu_glossary.cli import with_source_hash
+from gpu_glossary.page import with_front_matter, with_source_hash
 from gpu_glossary.glossary import load_glossary
+from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 WARP_EN = "glossary/en/device-software/warp.md"
@@ -177,3 +178,25 @@ def test_stamp_marks_a_translation_current(project):
 def test_with_source_hash_adds_or_replaces_only_that_key():
     assert with_source_hash("---\ntitle: a\n---\nbody\n", "abc") == "---\ntitle: a\nsource_hash: abc\n---\nbody\n"
     assert with_source_hash("---\nsource_hash: old\ntitle: a\n---\nx\n---\n", "new") == "---\nsource_hash: new\ntitle: a\n---\nx\n---\n"
+
+
+def test_stamp_records_section_hashes_only_where_the_sections_line_up(project):
+    stamp = lambda: subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project,
+                                   capture_output=True, text=True)
+    chinese = project / WARP_ZH
+    original = chinese.read_text(encoding="utf-8")
+    assert stamp().returncode == 0
+    glossary = load_glossary(project)
+    recorded = recorded_hashes(glossary.page("zh", "device-software/warp.md"))
+    assert recorded == section_hashes(glossary.page("en", "device-software/warp.md"))
+    stamped = chinese.read_text(encoding="utf-8").split("\n")
+    assert [l for l in stamped if not l.startswith(("source_hash:", "section_hashes:"))] == \
+        [l for l in original.split("\n") if not l.startswith("source_hash:")]  # nothing else touched
+    chinese.write_text(chinese.read_text(encoding="utf-8") + "\n## 多出的一节 {#extra}\n\n手写。\n", encoding="utf-8")
+    assert stamp().returncode == 0  # a hand-made section the English page lacks: no section hashes
+    assert SECTION_HASHES_KEY not in load_glossary(project).page("zh", "device-software/warp.md").meta
+
+
+def test_with_front_matter_sets_quotes_and_removes_keys():
+    assert with_front_matter("---\ntitle: a\nx: 1\n---\nb\n", {"x": None, "h": "0123 abcd"}) == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
+    assert with_front_matter("---\ntitle: a\n---\nb\n", {"h": "12345678"}) == "---\ntitle: a\nh: '12345678'\n---\nb\n"

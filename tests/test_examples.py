@@ -19,6 +19,7 @@ from gpu_glossary.examples import (RUNS_FILE, Record, Runs, load_runs, normalize
                                    save_runs, with_outputs)
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
+from gpu_glossary.sections import recorded_hashes, section_hashes
 
 from conftest import ROOT
 
@@ -253,6 +254,8 @@ def test_apply_writes_outputs_in_both_languages_and_keeps_a_translation_current(
         assert "print('world')\n```\n\n```text\nhello\nworld\n```\n\nAfter." in text
     glossary = load_glossary(project)
     assert glossary.translation_status("zh", "perf/demo-example.md") == "current"
+    zh_page, en_page = glossary.page("zh", "perf/demo-example.md"), glossary.page("en", "perf/demo-example.md")
+    assert recorded_hashes(zh_page) == section_hashes(en_page)  # the next translation update sees no change here
     assert demo_problems(project) == []
     again = subprocess.run([*CLI, "examples", "apply"], cwd=project, capture_output=True, text=True)
     assert "0 page(s) changed" in again.stderr

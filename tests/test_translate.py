@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.check import run_check
-from gpu_glossary.cli import with_source_hash
-from gpu_glossary.fake_openai import FakeOpenAI
+from gpu_glossary.fake_openai import FakeOpenAI, page_document
 from gpu_glossary.glossary import load_glossary
+from gpu_glossary.page import front_matter_block, with_source_hash
+from gpu_glossary.prompt import OLD_MARKER
 from gpu_glossary.render import Renderer
+from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
 from gpu_glossary.translation_checks import parse_translation, structure_problems
 
 from conftest import ROOT, copy_project
@@ -77,6 +81,11 @@ def assert_valid_translation(project: Path, rel: str) -> dict:
     return page.meta
 
 
+def requests_for(server: FakeOpenAI, needle: str) -> list[dict]:
+    """The chat requests whose English text contains `needle` (one chunk of one page)."""
+    return [r for r in server.chat_requests() if needle in page_document(r["body"]["messages"][1]["content"])]
+
+
 def no_leftovers(project: Path) -> None:
     assert not list((project / "glossary").rglob(".*.tmp")), "a temporary file was left behind"
 
@@ -88,7 +97,9 @@ def test_missing_and_stale_pages_are_translated_and_nothing_else(project, server
     old_kernel = zh(project, KERNEL).read_bytes()
     result = translate(project, server, "--report", "report.json")
     assert result.returncode == 0, result.stderr
-    assert len(server.chat_requests()) == 2
+    report = json.loads((project / "report.json").read_text(encoding="utf-8"))
+    assert sorted(p["path"] for p in report["pages"]) == [f"glossary/zh/{WARP}", f"glossary/zh/{OCCUPANCY}"]
+    assert sum(p["requests"] for p in report["pages"]) == len(server.chat_requests())
     for rel in (OCCUPANCY, WARP):
         meta = assert_valid_translation(project, rel)
         assert meta["translation_model"] == "deepseek-flash"
@@ -99,7 +110,6 @@ def test_missing_and_stale_pages_are_translated_and_nothing_else(project, server
     assert zh(project, KERNEL).read_bytes() == old_kernel
     assert not [p for p in run_check(project) if p.severity == "error" and p.path.startswith("glossary/zh/")
                 and p.path.endswith((OCCUPANCY, WARP))]
-    report = json.loads((project / "report.json").read_text(encoding="utf-8"))
     assert report["totals"]["translated"] == 2 and report["totals"]["failed"] == 0
     assert report["totals"]["unchanged"] == len(load_glossary(project).pages["en"]) - 2
     assert report["totals"]["tokens_cached"] > 0  # the second request reused the cached prefix
@@ -114,8 +124,8 @@ def test_requests_disable_thinking_share_one_prefix_and_update_stale_pages(proje
     assert all(b["thinking"] == {"type": "disabled"} and b["model"] == "deepseek-flash" for b in bodies)
     assert len({b["messages"][0]["content"] for b in bodies}) == 1
     assert "线程束" in bodies[0]["messages"][0]["content"]  # the terminology is in the prompt
-    stale = next(b for b in bodies if "=== Existing Chinese translation ===" in b["messages"][1]["content"])
-    assert "title: 线程束" in stale["messages"][1]["content"]  # the previous translation is sent
+    updates = [b["messages"][1]["content"] for b in bodies if "=== Existing Chinese translation ===" in b["messages"][1]["content"]]
+    assert any("title: 线程束" in update for update in updates)  # the previous translation is sent
     assert all(r["authorization"] == f"Bearer {KEY}" for r in server.chat_requests())
 
 
@@ -128,11 +138,14 @@ def test_unchanged_pages_cost_zero_requests(project, server):
 
 def test_paths_and_globs_limit_the_run_and_force_retranslates(project, server):
     zh(project, OCCUPANCY).unlink()
-    assert translate(project, server, "glossary/en/device-software/*.md", "--force").returncode == 0
+    assert translate(project, server, "glossary/en/device-software/*.md", "--force", "--report", "report.json").returncode == 0
     documents = [r["body"]["messages"][1]["content"] for r in server.chat_requests()]
-    assert documents and all("title: " in d for d in documents)
+    assert documents and not any("=== Existing Chinese translation ===" in d for d in documents)  # forced: afresh
     assert not zh(project, OCCUPANCY).exists()
-    assert len(documents) == len([r for r in load_glossary(project).pages["en"] if r.startswith("device-software/")])
+    report = json.loads((project / "report.json").read_text(encoding="utf-8"))
+    selected = sorted(f"glossary/zh/{r}" for r in load_glossary(project).pages["en"] if r.startswith("device-software/"))
+    assert sorted(p["path"] for p in report["pages"] if p["status"] == "translated") == selected
+    assert len([d for d in documents if "\ntitle: " in d]) == len(selected)  # one front matter per page
     unknown = translate(project, server, "glossary/en/nope/*.md")
     assert unknown.returncode != 0 and "no English page matches glossary/en/nope/*.md" in unknown.stderr
 
@@ -190,15 +203,15 @@ def test_transient_errors_are_retried(project, server, behaviour):
     result = translate(project, server, "--timeout", "1.5", "--retries", "2")
     assert result.returncode == 0, result.stderr
     assert_valid_translation(project, OCCUPANCY)
-    assert len(server.chat_requests()) == 2
+    assert len(requests_for(server, "title: Occupancy")) == 2
     if behaviour == "429":
         assert time.monotonic() - started >= 1.0  # Retry-After: 1 was honoured
 
 
 @pytest.mark.parametrize("behaviour, reason", [
-    ("429", "rate limited (429) after 1 retries"),
-    ("503", "server error (503) after 1 retries"),
-    ("hang", "timed out after 1 s"),
+    ("429", "rate limited (429), gave up after 2 attempts"),
+    ("503", "server error (503), gave up after 2 attempts"),
+    ("hang", "timed out after 1 s (2 attempts)"),
     ("length", "cut off (finish_reason=length)"),
     ("drop_code", "placeholders missing"),
     ("alter_code", "placeholders missing"),
@@ -216,7 +229,7 @@ def test_persistent_failures_leave_the_old_page_untouched(project, server, behav
     make_stale(project, WARP)
     zh(project, OCCUPANCY).unlink()
     old = zh(project, WARP).read_bytes()
-    result = translate(project, server, "--timeout", "1", "--retries", "1", "--report", "report.json")
+    result = translate(project, server, "--timeout", "1", "--retries", "1", "--concurrency", "1", "--report", "report.json")
     assert result.returncode == 1
     assert zh(project, WARP).read_bytes() == old
     assert "glossary/zh/device-software/warp.md: failed: " in result.stdout and reason in result.stdout, result.stdout
@@ -225,7 +238,7 @@ def test_persistent_failures_leave_the_old_page_untouched(project, server, behav
     failed = [p for p in report["pages"] if p["status"] == "failed"]
     assert [p["path"] for p in failed] == ["glossary/zh/device-software/warp.md"] and reason in failed[0]["error"]
     if behaviour in ("400", "422"):
-        assert failed[0]["requests"] == 1  # never retried
+        assert len(requests_for(server, "title: Warp")) == 1  # never retried
     no_leftovers(project)
 
 
@@ -235,14 +248,14 @@ def test_wrapped_replies_are_unwrapped(project, server, behaviour):
     zh(project, OCCUPANCY).unlink()
     assert translate(project, server).returncode == 0
     assert_valid_translation(project, OCCUPANCY)
-    assert len(server.chat_requests()) == 1
+    assert len(requests_for(server, "title: Occupancy")) == 1
 
 
 def test_a_rejected_reply_is_retried_with_the_reason(project, server):
     server.plan = {"title: Occupancy": ["drop_code", "ok"]}
     zh(project, OCCUPANCY).unlink()
     assert translate(project, server).returncode == 0
-    second = server.chat_requests()[1]["body"]["messages"]
+    second = requests_for(server, "title: Occupancy")[1]["body"]["messages"]
     assert second[-1]["content"].startswith("Your previous reply was rejected: placeholders missing")
     assert_valid_translation(project, OCCUPANCY)
 
@@ -251,7 +264,7 @@ def test_a_reply_adding_a_handler_to_an_existing_paragraph_is_retried(project, s
     server.plan = {"title: Occupancy": ["attribute", "ok"]}
     zh(project, OCCUPANCY).unlink()
     assert translate(project, server).returncode == 0
-    second = server.chat_requests()[1]["body"]["messages"]
+    second = requests_for(server, "title: Occupancy")[1]["body"]["messages"]
     assert 'adds <p onclick="alert(7)">' in second[-1]["content"]
     assert "onclick" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
     assert_valid_translation(project, OCCUPANCY)
@@ -292,30 +305,198 @@ def test_long_pages_are_split_at_headings_and_joined(project, server):
 
 
 def test_an_interrupted_run_leaves_pages_whole_and_resumes(project, server):
-    server.latency = 0.6
     glossary = load_glossary(project)
     rels = sorted(glossary.pages["en"])[:8]
     old = {}
     for rel in rels:
         make_stale(project, rel)
         old[rel] = zh(project, rel).read_bytes()
+    hanging = rels[::2]  # the first request of these pages hangs until Ctrl-C
+    server.hang_seconds = 120
+    server.plan = {front_matter_block({"title": glossary.page("en", rel).title}).split("\n")[1]: ["hang"] for rel in hanging}
     env = dict(os.environ, DEEPSEEK_API_KEY=KEY)
-    process = subprocess.Popen([sys.executable, str(SCRIPT), "--base-url", server.url, "--concurrency", "2"],
+    # A test run started in the background of a shell hands its children SIGINT ignored: give Ctrl-C back.
+    with_ctrl_c = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                   "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    process = subprocess.Popen([sys.executable, "-c", with_ctrl_c, str(SCRIPT), "--base-url", server.url, "--concurrency", "8"],
                                cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while len(server.chat_requests()) < 4 and time.monotonic() < deadline:
+    done = [rel for rel in rels if rel not in hanging]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+            len([r for r in server.chat_requests() if r.get("behaviour") == "hang"]) == len(hanging)
+            and all(zh(project, rel).read_bytes() != old[rel] for rel in done)):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert KEY not in out + err
-    assert process.returncode != 0
-    glossary = load_glossary(project)
-    done = [rel for rel in rels if zh(project, rel).read_bytes() != old[rel]]
+    assert process.returncode == 130 and "Interrupted" in err
     for rel in done:
         assert_valid_translation(project, rel)
-    assert len(done) < len(rels)
+    for rel in hanging:
+        assert zh(project, rel).read_bytes() == old[rel]  # whole or not at all
     no_leftovers(project)
-    before = len(server.chat_requests())
-    server.latency = 0
+    assert translate(project, server, "--report", "report.json").returncode == 0
+    report = json.loads((project / "report.json").read_text(encoding="utf-8"))
+    assert sorted(p["path"] for p in report["pages"]) == [f"glossary/zh/{rel}" for rel in hanging]
+    assert report["totals"]["failed"] == 0
+    assert {load_glossary(project).translation_status("zh", rel) for rel in rels} == {"current"}
+
+
+# -- chunks, the pool and section-level updates ------------------------------------------
+def english_page(project: Path, rel: str):
+    return load_glossary(project).page("en", rel)
+
+
+def report_of(project: Path) -> dict:
+    return json.loads((project / "report.json").read_text(encoding="utf-8"))
+
+
+def test_chunks_of_all_pages_share_one_pool_longest_first(project, server):
+    for rel in (OCCUPANCY, WARP, KERNEL):
+        zh(project, rel).unlink()
+    assert translate(project, server, "--max-chars", "800", "--concurrency", "1").returncode == 0
+    sizes = [len(page_document(r["body"]["messages"][1]["content"])) for r in server.chat_requests()]
+    assert len(sizes) > 6 and sizes == sorted(sizes, reverse=True)
+    for rel in (OCCUPANCY, WARP, KERNEL):
+        assert_valid_translation(project, rel)
+
+
+@pytest.mark.parametrize("behaviour", ["500", "empty"])
+def test_a_failed_chunk_leaves_the_old_page_untouched(project, server, behaviour):
+    make_stale(project, OCCUPANCY)
+    headings = english_page(project, OCCUPANCY).headings()
+    server.plan = {headings[len(headings) // 2].text.split("{")[0].strip(): [behaviour] * 5}
+    old = zh(project, OCCUPANCY).read_bytes()
+    result = translate(project, server, "--max-chars", "800", "--retries", "0", "--report", "report.json")
+    assert result.returncode == 1
+    assert "glossary/zh/perf/occupancy.md: failed: " in result.stdout
+    assert zh(project, OCCUPANCY).read_bytes() == old
+    assert [r for r in server.chat_requests() if r["behaviour"] == "ok"]  # other chunks came back, and were not written
+    assert report_of(project)["totals"]["failed"] == 1
+    no_leftovers(project)
+
+
+def test_the_level_backs_off_and_settles_under_a_server_that_caps_concurrency(project, server):
+    server.max_concurrent, server.retry_after_ms, server.latency = 3, 100, 0.1
+    rels = sorted(load_glossary(project).pages["en"])[:10]
+    for rel in rels:
+        zh(project, rel).unlink()
+    result = translate(project, server, "--max-chars", "800", "--concurrency", "16", "--report", "report.json")
+    assert result.returncode == 0, result.stdout
+    report = report_of(project)
+    assert report["totals"]["translated"] == len(rels) and report["totals"]["failed"] == 0
+    for rel in rels:
+        assert_valid_translation(project, rel)
+    requests = server.chat_requests()
+    refused = [r["behaviour"] == "over capacity" for r in requests]
+    assert server.peak_active == 3 and any(refused)  # it used all the server allows
+    assert report["concurrency"]["backoffs"] >= 2
+    assert 2 <= report["concurrency"]["final"] <= 5  # settled near the cap, down from a ceiling of 16
+    later = refused[len(refused) // 2:]
+    assert sum(later) <= len(later) / 4  # after the first back-offs, refusals are rare: no hammering
+
+
+def edit_one_sentence(project: Path, rel: str, sentence: str) -> tuple[int, int]:
+    """Append a sentence to the first paragraph from the middle section on; returns (section, block)."""
+    page = english_page(project, rel)
+    blocks = split_blocks(page)
+    section, index = next((s, i) for s in range(len(blocks) // 2, len(blocks))
+                          for i, block in enumerate(blocks[s]) if i and block[:1].isalpha())
+    block = blocks[section][index]
+    blocks[section][index] = block.rstrip("\n") + " " + sentence + "\n" * (len(block) - len(block.rstrip("\n")))
+    page.path.write_text(page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8")
+    return section, index
+
+
+def changed_lines(old: str, new: str) -> set[int]:
+    """Indices of the old file's lines that the new file replaces, deletes or inserts at."""
+    changed: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            changed.update(range(i1, max(i2, i1 + 1)))
+    return changed
+
+
+def test_a_one_sentence_edit_resends_only_its_paragraph_and_changes_only_its_lines(project, server):
+    zh(project, OCCUPANCY).unlink()
     assert translate(project, server).returncode == 0
-    assert len(server.chat_requests()) - before == len(rels) - len(done)
+    before = load_glossary(project).page("zh", OCCUPANCY)
+    assert recorded_hashes(before) == section_hashes(english_page(project, OCCUPANCY))
+    old_blocks = split_blocks(before)
+    section, block = edit_one_sentence(project, OCCUPANCY, "An added sentence about occupancy.")
+    first = len(server.chat_requests())
+
+    assert translate(project, server, "--report", "report.json").returncode == 0
+    sent = [r["body"]["messages"][1]["content"] for r in server.chat_requests()[first:]]
+    assert len(sent) == 1 and "An added sentence about occupancy." in sent[0] and OLD_MARKER in sent[0]
+    for s, blocks in enumerate(old_blocks):  # the old Chinese of that paragraph goes with it, nothing else
+        for b, text in enumerate(blocks):
+            words = re.search(r"[\u4e00-\u9fff][\u4e00-\u9fff ]{10,}", text)
+            if words:
+                assert (words.group(0) in sent[0]) == ((s, b) == (section, block)), (s, b)
+    page = report_of(project)["pages"][0]
+    assert (page["parts_sent"], page["parts_sent"] + page["parts_kept"]) == (1, len(old_blocks) - 1 + len(old_blocks[section]))
+
+    after = load_glossary(project).page("zh", OCCUPANCY)
+    assert_valid_translation(project, OCCUPANCY)
+    new_blocks = split_blocks(after)
+    unchanged = lambda blocks: [t for s, group in enumerate(blocks) for b, t in enumerate(group) if (s, b) != (section, block)]
+    assert unchanged(new_blocks) == unchanged(old_blocks)  # byte for byte
+    assert new_blocks[section][block] != old_blocks[section][block]
+    start = before.body_line - 1 + sum(t.count("\n") for group in old_blocks[:section] for t in group) \
+        + sum(t.count("\n") for t in old_blocks[section][:block])
+    block_lines = set(range(start, start + old_blocks[section][block].count("\n") + 1))
+    hash_lines = {i for i, line in enumerate(before.text.split("\n")) if line.startswith(("source_hash:", "section_hashes:"))}
+    assert changed_lines(before.text, after.text) <= block_lines | hash_lines
+    assert changed_lines(before.text, after.text) & block_lines
+
+    assert translate(project, server).returncode == 0
+    assert len(server.chat_requests()) == first + 1  # no change: nothing sent
+
+
+def test_a_change_that_needs_no_translation_sends_nothing(project, server):
+    zh(project, WARP).unlink()
+    assert translate(project, server).returncode == 0
+    before = zh(project, WARP).read_text(encoding="utf-8")
+    page = english_page(project, WARP)
+    page.path.write_text(page.text.replace("\n## ", "\n\n## ", 1), encoding="utf-8")  # one more blank line
+    first = len(server.chat_requests())
+    assert translate(project, server).returncode == 0
+    assert len(server.chat_requests()) == first
+    after = zh(project, WARP).read_text(encoding="utf-8")
+    assert load_glossary(project).translation_status("zh", WARP) == "current"
+    assert [l for l in after.split("\n") if not l.startswith("source_hash:")] == \
+        [l for l in before.split("\n") if not l.startswith("source_hash:")]
+
+
+def test_a_stale_page_without_section_hashes_is_updated_whole(project, server):
+    assert SECTION_HASHES_KEY not in load_glossary(project).page("zh", WARP).meta  # as the repository's pages are
+    make_stale(project, WARP)
+    assert translate(project, server, "--report", "report.json").returncode == 0
+    sections = split_sections(english_page(project, WARP))
+    page = report_of(project)["pages"][0]
+    assert (page["parts_sent"], page["parts_kept"]) == (len(sections), 0)
+    assert all(OLD_MARKER in r["body"]["messages"][1]["content"] for r in server.chat_requests())
+    assert recorded_hashes(load_glossary(project).page("zh", WARP)) == section_hashes(english_page(project, WARP))
+    assert_valid_translation(project, WARP)
+
+
+def test_kept_chinese_that_fails_the_page_checks_is_sent_again_whole(project, server):
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    chinese = load_glossary(project).page("zh", OCCUPANCY)
+    fence = chinese.fences()[0]  # a hand edit breaks a code block the next update would keep
+    lines = chinese.text.split("\n")
+    lines[fence.line] += "  // 改"
+    zh(project, OCCUPANCY).write_text("\n".join(lines), encoding="utf-8")
+    edit_one_sentence(project, OCCUPANCY, "An added sentence about occupancy.")
+    first = len(server.chat_requests())
+    assert translate(project, server, "--report", "report.json").returncode == 0
+    sent = server.chat_requests()[first:]
+    sections = split_sections(english_page(project, OCCUPANCY))
+    assert len(sent) > 1 and len(requests_for(server, "An added sentence about occupancy.")) == 2  # paragraph, then whole
+    page = report_of(project)["pages"][0]
+    assert (page["parts_sent"], page["parts_kept"], page["status"]) == (len(sections), 0, "translated")
+    assert "// 改" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
+    assert_valid_translation(project, OCCUPANCY)

@@ -1,13 +1,24 @@
-"""Unit tests of the translator's parts: protection, splitting, reply cleaning, structure checks."""
+"""Unit tests of the translator's parts: protection, sections, chunks, reply cleaning, checks, the limiter."""
+
+import asyncio
+import datetime
+import email.utils
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
+from gpu_glossary.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
+from gpu_glossary.fake_openai import fake_translate, page_document
 from gpu_glossary.glossary import load_glossary
+from gpu_glossary.limiter import AdaptiveLimiter, retry_after_seconds
+from gpu_glossary.page import front_matter_block, parse_page
 from gpu_glossary.protect import ProtectedText
 from gpu_glossary.render import Renderer
+from gpu_glossary.sections import (SECTION_HASHES_KEY, balanced_groups, format_hashes, plan_sections,
+                                   recorded_hashes, section_hashes, split_blocks, split_sections)
 from gpu_glossary.translation_checks import (chinese_share, clean_reply, markup_differences, parse_translation,
                                              structure_problems)
-from gpu_glossary.translator import compose_page, split_at_headings
 
 from conftest import ROOT
 from test_sanitize import HOSTILE
@@ -82,15 +93,6 @@ def test_protect_reference_reuses_placeholders_for_identical_pieces():
     protected = ProtectedText()
     protected.protect("See [a](x.md) and `code`.")
     assert protected.protect_reference("见 [甲](x.md) 和 `code` 及 `new`。") == "见 [甲](⟦P1⟧) 和 ⟦P0⟧ 及 `new`。"
-
-
-def test_split_at_headings_is_lossless_and_bounded():
-    text = "intro\n\n" + "".join(f"## Part {i} {{#p{i}}}\n\n" + "x" * 300 + "\n\n" for i in range(10))
-    chunks = split_at_headings(text, 700)
-    assert "".join(chunks) == text
-    assert len(chunks) > 3 and all(len(c) <= 700 for c in chunks[1:])
-    assert all(c.startswith("## ") for c in chunks[1:])
-    assert split_at_headings("no headings", 5) == ["no headings"]
 
 
 @pytest.mark.parametrize("reply", [
@@ -182,3 +184,243 @@ def test_every_hostile_page_as_a_reply_is_rejected(renderer, case):
     body, _, _ = HOSTILE[case]
     problems = structure_problems(english(), parse_translation(translated(lambda s: s + "\n" + body + "\n"), "perf/x.md"), renderer)
     assert any("rendered HTML differs from the English page's beyond its text" in p for p in problems), problems
+
+
+# -- sections, chunks and the concurrency limiter -----------------------------------------
+THREE_SECTIONS = """---
+title: Warp
+summary: A group of threads.
+---
+
+Intro about warps.
+
+```python
+# a comment, not a heading
+```
+
+## First {#first}
+
+First section text.
+
+## Second {#second}
+
+Second section text.
+"""
+
+
+def zh_page_of(english_text: str, hashes: bool = True) -> object:
+    """A 'Chinese' page for an English text: every section marked, ids kept, hashes recorded."""
+    english = english_page(english_text)
+    body = "".join(s.replace("text", "文本").replace("Intro", "导言") for s in split_sections(english))
+    meta = {"title": "线程束", "summary": "一组线程。", "source_hash": "x"}
+    if hashes:
+        meta[SECTION_HASHES_KEY] = format_hashes(section_hashes(english))
+    return parse_translation(front_matter_block(meta) + "\n" + body, "perf/x.md")
+
+
+def english_page(text: str):
+    return parse_page(text, Path("x.md"), "x.md", "perf/x.md", "en")
+
+
+def test_sections_rejoin_every_real_page_and_cut_only_at_headings_outside_code():
+    glossary = load_glossary(ROOT)
+    for pages in glossary.pages.values():
+        for page in pages.values():
+            sections = split_sections(page)
+            assert "".join(sections) == page.body, page.display_path
+            assert all(s.startswith("#") for s in sections[1:]), page.display_path
+    sections = split_sections(english_page(THREE_SECTIONS))
+    assert len(sections) == 3 and "# a comment" in sections[0] and sections[2].startswith("## Second")
+
+
+def test_section_hashes_change_only_where_the_english_changed():
+    before = section_hashes(english_page(THREE_SECTIONS))
+    edited = section_hashes(english_page(THREE_SECTIONS.replace("First section text.", "First section text, edited.")))
+    retitled = section_hashes(english_page(THREE_SECTIONS.replace("title: Warp", "title: Warps")))
+    spaced = section_hashes(english_page(THREE_SECTIONS.replace("\n## Second", "\n\n\n## Second")))
+    assert [len(blocks) for blocks in before] == [2, 2, 2]  # intro + code; heading + paragraph; twice
+    assert before[1][0] == edited[1][0] and before[1][1] != edited[1][1] and before[0::2] == edited[0::2]
+    assert retitled[0][0] != before[0][0] and retitled[0][1:] + retitled[1:] == before[0][1:] + before[1:]
+    assert spaced == before
+    chinese = zh_page_of(THREE_SECTIONS)
+    assert recorded_hashes(chinese) == before and chinese.meta[SECTION_HASHES_KEY].count(" ") == 2
+
+
+def test_the_plan_keeps_unchanged_sections_and_blocks_and_sends_only_changed_blocks():
+    chinese = zh_page_of(THREE_SECTIONS)
+    old = split_blocks(chinese)
+    new_text = THREE_SECTIONS.replace("First section text.", "First section text, edited.") + "\n## Third {#third}\n\nNew.\n"
+    parts = plan_sections(english_page(new_text), chinese)
+    assert [p.to_translate for p in parts] == [False, False, True, False, True]
+    assert parts[0].kept == "".join(old[0]) and parts[1].kept == old[1][0] and parts[3].kept == "".join(old[2])
+    assert parts[2].english.startswith("First section text, edited.") and parts[2].reference == old[1][1]
+    assert parts[4].english.startswith("## Third") and parts[4].reference is None
+    dropped = plan_sections(english_page(THREE_SECTIONS.split("## Second")[0]), chinese)  # a section deleted
+    assert [p.kept for p in dropped] == ["".join(old[0]), "".join(old[1])]
+
+
+def test_a_changed_section_whose_chinese_blocks_do_not_line_up_is_sent_whole():
+    english_text = THREE_SECTIONS.replace("First section text.", "First `code` here.\n\nMore first text.")
+    edited = english_page(english_text.replace("More first text.", "More first text, edited."))
+    swapped = zh_page_of(english_text)
+    blocks = split_blocks(swapped)
+    blocks[1][1], blocks[1][2] = blocks[1][2].rstrip("\n") + "\n\n", blocks[1][1]  # the model reordered two paragraphs
+    swapped = parse_translation(swapped.text.replace(swapped.body, "".join("".join(b) for b in blocks)), "perf/x.md")
+    parts = plan_sections(edited, swapped)
+    assert [p.to_translate for p in parts] == [False, True, False]
+    assert parts[1].english == split_sections(edited)[1] and parts[1].reference == "".join(blocks[1])
+    extra = zh_page_of(english_text)
+    extra = parse_translation(extra.text.replace("## Second", "多出的一段。\n\n## Second"), "perf/x.md")
+    assert [p.to_translate for p in plan_sections(edited, extra)] == [False, True, False]
+
+
+def test_a_page_without_section_hashes_is_sent_whole_with_the_old_chinese_of_each_heading():
+    chinese = zh_page_of(THREE_SECTIONS, hashes=False)
+    old = split_sections(chinese)
+    intro, first, second = split_sections(english_page(THREE_SECTIONS))
+    reordered = THREE_SECTIONS.split("\n\n", 1)[0] + "\n\n" + intro.lstrip("\n") + second.rstrip("\n") + "\n\n" + first
+    parts = plan_sections(english_page(reordered), chinese)
+    assert all(p.to_translate for p in parts)
+    assert [p.reference for p in parts] == [old[0], old[2], old[1]]
+    broken = parse_translation("---\ntitle: [x\n---\n正文\n", "perf/x.md")
+    assert all(p.reference is None for p in plan_sections(english_page(THREE_SECTIONS), broken))
+
+
+def test_balanced_groups_are_few_even_and_in_order():
+    groups = balanced_groups([500] * 10, 1600)
+    assert [i for group in groups for i in group] == list(range(10))
+    assert len(groups) == 4 and max(len(g) * 500 for g in groups) == 1500  # not 3+3+3+1
+    assert balanced_groups([100, 5000, 100], 1000) == [[0], [1], [2]]  # an oversized section stands alone
+    assert balanced_groups([], 1000) == []
+
+
+def test_chunk_size_is_the_pools_share_within_bounds():
+    assert chunk_size(1_000_000, 100, 12000) == 10000
+    assert chunk_size(10_000, 100, 12000) == MIN_CHUNK_CHARS
+    assert chunk_size(10_000_000, 100, 12000) == 12000
+    assert chunk_size(10_000, 100, 800) == 800
+
+
+def test_replies_to_chunks_join_into_the_page_without_losing_a_line_break():
+    english = english_page(THREE_SECTIONS)
+    plan = plan_page(english, None)
+    chunks = plan.cut(1)  # one section per chunk
+    assert len(chunks) == 3
+    for chunk in chunks:  # the model strips the blank line that ends a section
+        chunk.reply = fake_translate(page_document(chunk.request)).strip("\n")
+        assert chunk.problems(chunk.reply, "stop") == []
+    text = plan.assemble("m", "abc")
+    translated = parse_translation(text, "perf/x.md")
+    assert structure_problems(english, translated) == []
+    assert [s.count("\n") for s in split_sections(translated)] == [s.count("\n") for s in split_sections(english)]
+    assert recorded_hashes(translated) == section_hashes(english)
+
+
+def run_async(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=30)
+
+
+def test_the_limiter_halves_once_per_burst_and_grows_back_slowly():
+    async def scenario():
+        limiter = AdaptiveLimiter(16)
+        burst = [await limiter.acquire() for _ in range(16)]
+        for epoch in burst[:5]:  # five refusals from one burst
+            limiter.overloaded(epoch)
+        assert (limiter.level, limiter.backoffs) == (8, 1)
+        for _ in burst:
+            limiter.release()
+        later = await limiter.acquire()
+        limiter.overloaded(later)
+        limiter.release()
+        assert limiter.level == 4
+        for _ in range(4):
+            limiter.succeeded()
+        assert 4.8 < limiter.level < 5  # about +1 per round of `level` successes
+        for _ in range(10):
+            limiter.overloaded(limiter.epoch)
+        assert limiter.level == 1 and limiter.allowed == 1
+        for _ in range(1000):
+            limiter.succeeded()
+        assert limiter.level == 16
+
+    run_async(scenario())
+
+
+def test_the_limiter_admits_at_most_its_level_and_the_highest_priority_first():
+    async def scenario():
+        limiter = AdaptiveLimiter(2)
+        started: list[int] = []
+        most = 0
+
+        async def request(priority: int):
+            nonlocal most
+            await limiter.acquire(priority)
+            started.append(priority)
+            most = max(most, limiter.in_flight)
+            await asyncio.sleep(0)
+            limiter.release()
+
+        await limiter.acquire()
+        await limiter.acquire()
+        waiting = [asyncio.create_task(request(p)) for p in (5, 1, 3, 2)]
+        await asyncio.sleep(0)
+        assert started == [] and limiter.in_flight == 2
+        limiter.release()
+        limiter.release()
+        await asyncio.wait_for(asyncio.gather(*waiting), 5)
+        assert started == [1, 2, 3, 5] and most == 2 and limiter.in_flight == 0
+
+    run_async(scenario())
+
+
+def test_the_limiter_starts_nothing_before_retry_after_and_a_cancelled_waiter_frees_its_turn():
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        limiter = AdaptiveLimiter(4)
+        limiter.overloaded(await limiter.acquire(), retry_after=0.2)
+        limiter.release()
+        asked = loop.time()
+        cancelled = asyncio.create_task(limiter.acquire(0))
+        waiting = asyncio.create_task(limiter.acquire(1))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        await asyncio.wait_for(waiting, 5)
+        assert loop.time() - asked >= 0.19
+        assert limiter.in_flight == 1
+
+    run_async(scenario())
+
+
+@pytest.mark.parametrize("headers, seconds", [
+    ({"retry-after-ms": "250"}, 0.25),
+    ({"retry-after": "2"}, 2.0),
+    ({"retry-after": "soon"}, None),
+    ({"retry-after": "3600"}, None),
+    ({}, None),
+])
+def test_retry_after_is_read_from_either_header(headers, seconds):
+    assert retry_after_seconds(headers) == seconds
+
+
+def test_retry_after_as_a_date():
+    when = email.utils.format_datetime(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=30))
+    assert 25 < retry_after_seconds({"retry-after": when}) <= 30
+
+
+def test_a_reply_to_an_indented_block_keeps_its_indent():
+    text = THREE_SECTIONS.replace("First section text.", '!!! note "Mind"\n    First line.\n\n    Second line, inside the note.')
+    english = english_page(text)
+    chinese = zh_page_of(text)
+    edited = english_page(text.replace("Second line, inside the note.", "Second line, inside the note, edited."))
+    plan = plan_page(edited, chinese)
+    (chunk,) = plan.cut(10_000)
+    assert chunk.english == "    Second line, inside the note, edited.\n\n"
+    chunk.reply = fake_translate(page_document(chunk.request)).lstrip()  # the model dropped the indent
+    assert chunk.problems(chunk.reply, "stop") == []
+    renderer = Renderer.for_language(ROOT, "zh")
+    assert markup_differences(chunk.html(chunk.document, renderer), chunk.html(chunk.reply, renderer)) == []
+    page = parse_translation(plan.assemble("m", "abc"), "perf/x.md")
+    assert structure_problems(english, page) == []
+    assert split_blocks(page)[1][2].startswith("    ") and split_blocks(page)[1][:2] == split_blocks(chinese)[1][:2]

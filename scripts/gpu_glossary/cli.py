@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -13,7 +12,8 @@ from .atomic import write_text_atomic
 from .build import BuildError, build_site
 from .check import github_annotation, group_by_severity, run_check
 from .glossary import SOURCE_LANG, find_root, load_glossary
-from .page import SOURCE_HASH_KEY, with_source_hash
+from .page import SOURCE_HASH_KEY, with_front_matter
+from .sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 from . import translator as translator_defaults
 
 
@@ -151,7 +151,11 @@ def stamp(paths: tuple[Path, ...]) -> None:
             click.echo(f"{page.display_path}: error: no English page glossary/{SOURCE_LANG}/{rel}", err=True)
             failed = True
             continue
-        write_text_atomic(page.path, with_source_hash(page.text, glossary.source_hash_of(rel)))
+        english = glossary.page(SOURCE_LANG, rel)
+        # Section hashes only where the sections line up; without them the next update is whole-page.
+        hashes = format_hashes(section_hashes(english)) if same_sections(page, english) else None
+        write_text_atomic(page.path, with_front_matter(page.text, {SOURCE_HASH_KEY: glossary.source_hash_of(rel),
+                                                                   SECTION_HASHES_KEY: hashes}))
         click.echo(f"{page.display_path}: {SOURCE_HASH_KEY} = {glossary.source_hash_of(rel)}")
     sys.exit(1 if failed else 0)
 
@@ -160,13 +164,14 @@ def stamp(paths: tuple[Path, ...]) -> None:
 @click.argument("paths", nargs=-1)
 @click.option("--base-url", default=None, help=f"OpenAI-compatible API address [default: {translator_defaults.DEFAULT_BASE_URL}]")
 @click.option("--model", default=None, help=f"Model name [default: {translator_defaults.DEFAULT_MODEL}]")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64), help="Requests at once.")
+@click.option("--concurrency", default=translator_defaults.DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 1024),
+              help="Most requests at once; fewer while the server answers 429/503.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request.")
 @click.option("--retries", default=3, show_default=True, type=click.IntRange(0, 10),
-              help="Retries per request (429, 5xx, timeouts, dropped connections) and per rejected reply.")
+              help="Retries per request (5xx, timeouts, dropped connections; 429/503 get log2(--concurrency) more) and per rejected reply.")
 @click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
 @click.option("--max-chars", default=12000, show_default=True, type=click.IntRange(min=500),
-              help="Longer pages are split at headings into parts of about this size.")
+              help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).")
 @click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
 @click.option("--dry-run", is_flag=True, help="Show what would be translated and the estimated tokens and cost; no key, no network.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 if any translation is missing or stale; no network.")

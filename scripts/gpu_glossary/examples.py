@@ -20,7 +20,8 @@ from pathlib import Path
 import yaml
 
 from .atomic import write_text_atomic
-from .page import Fence, Page, Problem, parse_page, source_hash, with_source_hash
+from .page import SOURCE_HASH_KEY, Fence, Page, Problem, parse_page, source_hash, with_front_matter
+from .sections import SECTION_HASHES_KEY, format_hashes, section_hashes
 
 RUNS_FILE = "glossary/runs.yml"
 MARKER = "example"
@@ -420,21 +421,30 @@ def write_outputs(glossary, runs: Runs) -> list[str]:
     current = {(lang, rel) for lang in LANGUAGES if lang != SOURCE_LANG for rel in glossary.pages[lang]
                if glossary.translation_status(lang, rel) == "current"}
     changed: list[str] = []
-    new_hashes: dict[str, str] = {}
+    new_english: dict[str, Page] = {}
     for lang in (SOURCE_LANG, *[l for l in LANGUAGES if l != SOURCE_LANG]):
         for rel, page in glossary.pages[lang].items():
             if page.problems:
                 continue
             text = with_outputs(page, runs)
             if lang == SOURCE_LANG:
-                new_hashes[rel] = source_hash(text)
-            elif (lang, rel) in current and rel in new_hashes:
-                text = with_source_hash(text, new_hashes[rel])
+                new_english[rel] = parse_page(text, page.path, page.display_path, rel, lang)
+            elif (lang, rel) in current and rel in new_english:
+                text = renew_hashes(text, page, new_english[rel])
             if text != page.text.replace("\r\n", "\n"):
                 write_text_atomic(page.path, text)
                 glossary.pages[lang][rel] = parse_page(text, page.path, page.display_path, rel, lang)
                 changed.append(page.display_path)
     return changed
+
+
+def renew_hashes(text: str, translation: Page, english: Page) -> str:
+    """A current translation's text with the hashes of the English page it still matches
+    (its section hashes too, where it records them: the outputs changed alike in both)."""
+    values = {SOURCE_HASH_KEY: source_hash(english.text)}
+    if SECTION_HASHES_KEY in translation.meta:
+        values[SECTION_HASHES_KEY] = format_hashes(section_hashes(english))
+    return with_front_matter(text, values)
 
 
 def with_provenance(page: Page, runs: Runs, words: dict) -> str:

@@ -3,21 +3,28 @@
 It answers `GET /models` and `POST /chat/completions` on 127.0.0.1 over real HTTP, so the
 real `openai` client is exercised. It "translates" deterministically (each English word
 becomes two Chinese characters chosen by a hash, placeholders and Markdown untouched),
-simulates latency and prefix caching, and can be told to misbehave per page: rate limits,
-server errors, hangs, cut-off or wrapped replies, broken placeholders, injected HTML or
-event-handler attribute lists, empty or echoed replies, bad key, no balance.
+counts tokens by DeepSeek's rule of thumb, simulates prefix caching and time (a fixed
+latency per request plus the reply's tokens at a given rate, as a model streams them),
+can take at most N requests at once (429 above that), and can be told to misbehave per
+page: rate limits, server errors, hangs, cut-off or wrapped replies, broken
+placeholders, injected HTML or event-handler attribute lists, empty or echoed replies,
+bad key, no balance. Self-contained on purpose: it imports nothing from the package it tests.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PLACEHOLDER = re.compile(r"(⟦P\d+⟧)")
+CJK = re.compile(r"[\u3400-\u9fff]")
+NEW_TEXT = "=== New English text ===\n"
+OLD_TEXT = "\n\n=== Existing Chinese translation ==="
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 FRONT_KEY = re.compile(r"^(title|summary|aliases):")
 
@@ -40,10 +47,16 @@ def fake_translate(document: str) -> str:
     return "\n".join(out)
 
 
+def count_tokens(text: str) -> int:
+    """DeepSeek's rule of thumb: about 0.3 token per English character, 0.6 per Chinese one."""
+    cjk = len(CJK.findall(text))
+    return int(0.3 * (len(text) - cjk) + 0.6 * cjk) + 1
+
+
 def page_document(prompt: str) -> str:
-    """The page the translator sent: after the instruction line, before any earlier translation."""
-    if "=== New English page ===\n" in prompt:
-        return prompt.split("=== New English page ===\n", 1)[1].split("\n\n=== Existing Chinese translation ===", 1)[0]
+    """The text the translator sent: after the instruction line, before any earlier translation."""
+    if NEW_TEXT in prompt:
+        return prompt.split(NEW_TEXT, 1)[1].split(OLD_TEXT, 1)[0]
     return prompt.split("\n\n", 1)[1] if "\n\n" in prompt else prompt
 
 
@@ -61,12 +74,19 @@ def _with_handler_on_a_paragraph(reply: str) -> str:
 
 class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 1024  # hundreds of clients connect at once; the default backlog of 5 would stall them
 
     def __init__(self, port: int = 0, latency: float = 0.0, tokens_per_second: float = 0.0,
-                 models=("deepseek-flash", "deepseek-pro"), hang_seconds: float = 30.0):
+                 models=("deepseek-flash", "deepseek-pro"), hang_seconds: float = 30.0,
+                 max_concurrent: int = 0, retry_after_ms: int = 1000):
         super().__init__(("127.0.0.1", port), _Handler)
         self.latency = latency
         self.tokens_per_second = tokens_per_second
+        self.max_concurrent = max_concurrent  # 0: no limit; else 429 above this many chat requests at once
+        self.retry_after_ms = retry_after_ms
+        self.active = 0
+        self.peak_active = 0
+        self.rejected = 0
         self.models = list(models)
         self.hang_seconds = hang_seconds
         self.plan: dict[str, list[str]] = {}  # substring of the page -> behaviours, one per request
@@ -82,12 +102,37 @@ class FakeOpenAI(ThreadingHTTPServer):
     def chat_requests(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith("/chat/completions")]
 
+    def reply_seconds(self, reply: str) -> float:
+        """How long a request answered with `reply` takes: latency, then its tokens at the given rate."""
+        seconds = self.latency
+        if self.tokens_per_second:
+            seconds += count_tokens(reply) / self.tokens_per_second
+        return seconds
+
+    def _admit(self) -> bool:
+        with self.lock:
+            if self.max_concurrent and self.active >= self.max_concurrent:
+                self.rejected += 1
+                return False
+            self.active += 1
+            self.peak_active = max(self.peak_active, self.active)
+            return True
+
+    def _leave(self) -> None:
+        with self.lock:
+            self.active -= 1
+
     def behaviour_for(self, document: str) -> str:
         with self.lock:
             for needle, behaviours in self.plan.items():
                 if needle in document and behaviours:
                     return behaviours.pop(0)
         return self.default
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that gave up (timed out, interrupted) is expected here: no traceback for it."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def start(self) -> "FakeOpenAI":
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -132,15 +177,25 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append(record)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._error(404, f"no route {self.path}")
-        messages = request.get("messages", [])
+        if not self.server._admit():
+            record["behaviour"] = "over capacity"
+            return self._error(429, "Rate limit reached: too many requests at once",
+                               {"Retry-After": str(max(1, round(self.server.retry_after_ms / 1000))),
+                                "retry-after-ms": str(self.server.retry_after_ms)})
+        started = time.monotonic()
+        try:
+            self._answer(request.get("messages", []), record)
+        finally:
+            record["seconds"] = time.monotonic() - started
+            self.server._leave()
+
+    def _answer(self, messages: list[dict], record: dict) -> None:
         prompt = next((m["content"] for m in messages if m["role"] == "user"), "")
         document = page_document(prompt)
         behaviour = self.server.behaviour_for(document)
         record["behaviour"] = behaviour
-        if self.server.latency:
-            time.sleep(self.server.latency)
         if behaviour == "hang":
-            time.sleep(self.server.hang_seconds)
+            time.sleep(self.server.latency + self.server.hang_seconds)
             return self._error(504, "too late")
         if behaviour == "drop":
             self.close_connection = True
@@ -182,14 +237,13 @@ class _Handler(BaseHTTPRequestHandler):
         return reply, "stop"
 
     def _complete(self, messages: list[dict], reply: str, finish: str) -> None:
-        prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4 + 1
+        prompt_tokens = sum(count_tokens(m.get("content") or "") for m in messages)
         system = next((m["content"] for m in messages if m["role"] == "system"), "")
         with self.server.lock:
-            cached = len(system) // 4 if system in self.server.seen_prefixes else 0
+            cached = count_tokens(system) if system in self.server.seen_prefixes else 0
             self.server.seen_prefixes.add(system)
-        completion_tokens = len(reply) // 2 + 1
-        if self.server.tokens_per_second:
-            time.sleep(completion_tokens / self.server.tokens_per_second)
+        completion_tokens = count_tokens(reply)
+        time.sleep(self.server.reply_seconds(reply))
         self._json(200, {
             "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": "test",
             "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": reply}}],

@@ -100,12 +100,20 @@ def source_hash(text: str) -> str:
 
 def with_source_hash(text: str, value: str) -> str:
     """The page text with `source_hash` set in its front matter, everything else untouched."""
-    line = f"{SOURCE_HASH_KEY}: {value}"
+    return with_front_matter(text, {SOURCE_HASH_KEY: value})
+
+
+def with_front_matter(text: str, values: dict) -> str:
+    """The page text with each key set (or removed, where the value is None) in its front
+    matter; every other line is left exactly as it was."""
     head, sep, rest = text.partition("\n---")
-    if re.search(rf"^{SOURCE_HASH_KEY}\s*:.*$", head, flags=re.M):
-        head = re.sub(rf"^{SOURCE_HASH_KEY}\s*:.*$", line, head, count=1, flags=re.M)
-    else:
-        head = head.rstrip("\n") + "\n" + line
+    for key, value in values.items():
+        existing = re.compile(rf"\n{re.escape(key)}[ \t]*:[^\n]*")
+        if value is None:
+            head = existing.sub("", head, count=1)
+            continue
+        line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
+        head = existing.sub(lambda _: line, head, count=1) if existing.search(head) else head.rstrip("\n") + line
     return head + sep + rest
 
 

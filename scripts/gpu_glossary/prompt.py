@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from .terminology import Terminology
 
+NEW_MARKER = "=== New English text ==="
+OLD_MARKER = "=== Existing Chinese translation ==="
+
 RULES = """You translate pages of GPU Glossary, a glossary of GPU programming terms, from English into Simplified Chinese for engineers and students.
 
 Output rules:
-- Reply with the translated page only: the front matter block (--- title/summary/aliases ---) and then the body. No explanations, no wrapping code fence.
+- Reply with the translated text only: for a page, its front matter block (--- title/summary/aliases ---) and then the body; for a part of a page, that part, starting where it starts. No explanations, no wrapping code fence.
 - Placeholders such as ⟦P12⟧ stand for code, links, URLs, HTML and heading ids. Copy every placeholder exactly once, unchanged, in the position where it belongs in the Chinese sentence. Never add, drop, repeat or alter a placeholder.
 - Keep the Markdown structure: the same headings (same levels, same order), lists, tables (same rows and columns), emphasis and paragraphs.
 - Translate the front matter values of title, summary and aliases; keep the keys in English.
@@ -30,16 +33,20 @@ def system_message(terminology: Terminology) -> str:
     return "\n".join(lines)
 
 
-def translate_request(document: str) -> str:
-    return f"Translate this page into Simplified Chinese.\n\n{document}"
+def translate_request(document: str, whole: bool = True) -> str:
+    if whole:
+        return f"Translate this page into Simplified Chinese.\n\n{document}"
+    return f"Translate this part of a page into Simplified Chinese; reply with the translated part only.\n\n{document}"
 
 
-def update_request(document: str, previous: str) -> str:
+def update_request(document: str, previous: str, whole: bool = True) -> str:
+    what = "page" if whole else "part of a page"
     return (
-        "The English page changed after it was translated. Below are the new English page and the existing "
-        "Chinese translation of its previous version. Produce the updated Chinese page: change only what the "
-        "English change requires and keep every other Chinese sentence exactly as it is.\n\n"
-        f"=== New English page ===\n{document}\n\n=== Existing Chinese translation ===\n{previous}"
+        f"This English {what} changed after it was translated. Below are the new English text and the existing "
+        "Chinese translation of its previous version. Produce the updated Chinese text: change only what the "
+        "English change requires and keep every other Chinese sentence exactly as it is"
+        + ("." if whole else "; reply with this part only.") + "\n\n"
+        f"{NEW_MARKER}\n{document}\n\n{OLD_MARKER}\n{previous}"
     )
 
 

@@ -45,6 +45,16 @@ class ProtectedText:
         self.pieces.append(Piece(kind, text))
         return f"⟦P{len(self.pieces) - 1}⟧"
 
+    @classmethod
+    def joined(cls, parts: list[tuple[str, "ProtectedText"]]) -> tuple[str, "ProtectedText"]:
+        """Texts protected one by one, joined into one text whose placeholders are numbered afresh."""
+        merged = cls()
+
+        def renumber(text: str, protected: "ProtectedText") -> str:
+            return PLACEHOLDER.sub(lambda m: merged.hold(*_fields(protected.pieces[int(m.group(1))])), text)
+
+        return "".join(renumber(text, protected) for text, protected in parts), merged
+
     def protect(self, markdown: str) -> str:
         lines = markdown.split("\n")
         out: list[str] = []
@@ -101,11 +111,21 @@ class ProtectedText:
 
         return PLACEHOLDER.sub(swap, text)
 
-    def fill(self, text: str) -> str:
-        """Put back the pieces of whichever placeholders `text` holds (part of a page), unchecked."""
+    def fill(self, text: str, short_code: bool = False) -> str:
+        """Put back the pieces of whichever placeholders `text` holds (part of a page), unchecked.
+
+        With `short_code`, a code block comes back as its fence lines around one line of
+        code: enough for what it renders to, its text being compared elsewhere."""
         def piece(match: re.Match) -> str:
             number = int(match.group(1))
-            return self.pieces[number].text if number < len(self.pieces) else match.group(0)
+            if number >= len(self.pieces):
+                return match.group(0)
+            found = self.pieces[number]
+            lines = found.text.split("\n")
+            if short_code and found.kind == "code block" and len(lines) > 2:
+                closing = lines[-1]
+                return "\n".join([lines[0], closing[: len(closing) - len(closing.lstrip())] + "code", closing])
+            return found.text
 
         return PLACEHOLDER.sub(piece, text)
 
@@ -125,6 +145,10 @@ class ProtectedText:
         if problems:
             raise ValueError("; ".join(problems))
         return PLACEHOLDER.sub(lambda m: self.pieces[int(m.group(1))].text, text)
+
+
+def _fields(piece: Piece) -> tuple[str, str]:
+    return piece.kind, piece.text
 
 
 def _sub_outside_placeholders(line: str, pattern: re.Pattern, hold) -> str:

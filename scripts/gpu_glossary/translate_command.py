@@ -16,8 +16,8 @@ from .atomic import write_text_atomic
 from .glossary import SOURCE_LANG, load_glossary
 from .prompt import system_message
 from .terminology import TerminologyError, load_terminology
-from .translator import (TARGET_LANG, FatalAPIError, Settings, cost, estimate_job, orphans, run_jobs,
-                         select_jobs, totals, unmatched_patterns)
+from .translator import (DEFAULT_CONCURRENCY, TARGET_LANG, FatalAPIError, Settings, cost, estimate_jobs, orphans,
+                         run_jobs, select_jobs, totals, unmatched_patterns)
 
 KEY_VARIABLE = "DEEPSEEK_API_KEY"
 
@@ -27,7 +27,7 @@ class TranslateOptions:
     patterns: list[str] = field(default_factory=list)
     base_url: str = ""
     model: str = ""
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = 120.0
     retries: int = 3
     temperature: float = 1.3
@@ -71,20 +71,25 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         return _dry_run(jobs, in_scope, settings, terminology)
     if not jobs:
         click.echo(f"Nothing to translate: all {in_scope} page(s) are current.", err=True)
-        _write_report(options.report, settings, [], totals([], in_scope, settings.prices, 0.0))
+        _write_report(options.report, settings, [], totals([], in_scope, settings.prices, 0.0), {})
         return 0
     settings.api_key = os.environ.get(KEY_VARIABLE, "").strip()
     if not settings.api_key:
         raise click.ClickException(f"{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=<your API key> (or use --dry-run)")
 
     started = time.perf_counter()
-    bar = tqdm(total=len(jobs), unit="page", desc="Translating", disable=None)
+    bar = tqdm(total=0, unit="chunk", desc="Translating", disable=None)
 
-    def progress(outcome) -> None:
-        bar.update(1)
+    def progress(done: int, total: int, pages: int, level: int) -> None:
+        bar.total = total
+        bar.set_postfix_str(f"{pages}/{len(jobs)} pages, concurrency {level}", refresh=False)
+        if done > bar.n:
+            bar.update(done - bar.n)
+        else:
+            bar.refresh()
 
     try:
-        outcomes = asyncio.run(run_jobs(jobs, settings, terminology, glossary, progress))
+        run = asyncio.run(run_jobs(jobs, settings, terminology, glossary, progress))
     except FatalAPIError as error:
         bar.close()
         raise click.ClickException(settings.scrub(str(error))) from None
@@ -93,12 +98,12 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         click.echo("Interrupted: every page is either as it was or completely translated; run again to continue.", err=True)
         return 130
     bar.close()
-    summary = totals(outcomes, in_scope - len(jobs), settings.prices, time.perf_counter() - started)
-    _print_summary(summary)
-    for outcome in outcomes:
+    summary = totals(run.outcomes, in_scope - len(jobs), settings.prices, time.perf_counter() - started)
+    _print_summary(summary, run)
+    for outcome in run.outcomes:
         if outcome.status != "translated":
             click.echo(f"{_zh_path(outcome.rel)}: failed: {outcome.error}")
-    _write_report(options.report, settings, outcomes, summary)
+    _write_report(options.report, settings, run.outcomes, summary, run.concurrency)
     return 1 if summary.failed else 0
 
 
@@ -120,8 +125,7 @@ def _prune(glossary, delete: bool) -> int:
 def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
     system = system_message(terminology)
     rows, tokens_in, tokens_out = [], 0, 0
-    for job in jobs:
-        estimate_in, estimate_out = estimate_job(job, system, settings.max_chars)
+    for job, (estimate_in, estimate_out) in zip(jobs, estimate_jobs(jobs, system, settings)):
         tokens_in, tokens_out = tokens_in + estimate_in, tokens_out + estimate_out
         rows.append((_zh_path(job.rel), job.reason, estimate_in, estimate_out))
     width = max([len(r[0]) for r in rows] + [4])
@@ -135,12 +139,18 @@ def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
     return 0
 
 
-def _print_summary(summary) -> None:
+def _print_summary(summary, run) -> None:
+    level = run.concurrency
+    sent = sum(o.parts_sent for o in run.outcomes)
+    kept = sum(o.parts_kept for o in run.outcomes)
     rows = [
         ("translated", f"{summary.translated}"),
         ("unchanged", f"{summary.unchanged}"),
         ("failed", f"{summary.failed}"),
+        ("parts", f"{sent} sections or blocks sent in {run.chunks} chunks, {kept} kept as they were"),
         ("requests", f"{summary.requests}"),
+        ("concurrency", f"{level['final']} at the end (ceiling {level['ceiling']}, lowest {level['lowest']}, "
+                        f"{level['backoffs']} back-offs)"),
         ("tokens in", f"{summary.tokens_in:,} ({summary.tokens_cached:,} cached)"),
         ("tokens out", f"{summary.tokens_out:,}"),
         ("cost (est.)", f"${summary.cost_usd:.4f}"),
@@ -150,13 +160,14 @@ def _print_summary(summary) -> None:
         click.echo(f"{name:<12} {value}", err=True)
 
 
-def _write_report(path: Path | None, settings: Settings, outcomes, summary) -> None:
+def _write_report(path: Path | None, settings: Settings, outcomes, summary, concurrency: dict) -> None:
     if path is None:
         return
     report = {
         "model": settings.model,
         "base_url": settings.base_url,
         "totals": asdict(summary),
+        "concurrency": concurrency,
         "pages": [{**asdict(o), "path": _zh_path(o.rel)} for o in outcomes],
     }
     write_text_atomic(path, settings.scrub(json.dumps(report, ensure_ascii=False, indent=2)) + "\n")

@@ -1,39 +1,44 @@
 """Translate English pages into Chinese through any OpenAI-compatible chat API.
 
-Only pages whose translation is missing or stale are sent (unchanged pages cost nothing);
-requests run concurrently under a bound; every reply is checked before it may replace a
-page, and a page is written atomically or not at all. The API key never leaves the
-client: messages that could echo it are scrubbed.
+Only pages whose translation is missing or stale are sent, and of a stale page only the
+sections that changed (unchanged pages and sections cost nothing). Every chunk of every
+page goes into one pool, longest first, under an adaptive concurrency limit; every reply
+is checked before it may replace anything, and a page is written atomically, whole, once
+all its chunks passed, or not at all. The API key never leaves the client: messages
+that could echo it are scrubbed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
+import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import openai
 
 from .atomic import write_text_atomic
+from .chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
 from .glossary import SOURCE_LANG, Glossary
 from .images import fix_text
-from .page import SOURCE_HASH_KEY, Page, front_matter_block, parse_page
-from .prompt import retry_note, system_message, translate_request, update_request
-from .protect import PLACEHOLDER, ProtectedText
+from .limiter import AdaptiveLimiter, retry_after_seconds
+from .page import Page, parse_page
+from .prompt import retry_note, system_message
 from .render import Renderer
 from .terminology import Terminology
-from .translation_checks import clean_reply, markup_differences, parse_translation, structure_problems
+from .translation_checks import markup_differences, parse_translation, structure_problems
 
 TARGET_LANG = "zh"
-TRANSLATED_KEYS = ("title", "summary", "aliases")
-MODEL_KEY = "translation_model"
 DEFAULT_BASE_URL = "https://api.deepseek.com"
 DEFAULT_MODEL = "deepseek-flash"
+DEFAULT_CONCURRENCY = 256
 # USD per million tokens, for estimates only (DeepSeek's published list prices; override
 # with --price-input/--price-cached/--price-output for another provider).
 DEFAULT_PRICES = {"input": 0.28, "cached": 0.028, "output": 0.42}
+OVERLOADED = (429, 503)  # the server asks for fewer requests at once
 
 
 class FatalAPIError(RuntimeError):
@@ -45,7 +50,7 @@ class Settings:
     api_key: str = ""
     base_url: str = DEFAULT_BASE_URL
     model: str = DEFAULT_MODEL
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = 120.0
     retries: int = 3
     temperature: float = 1.3
@@ -79,6 +84,8 @@ class Outcome:
     tokens_in: int = 0
     tokens_cached: int = 0
     tokens_out: int = 0
+    parts_sent: int = 0  # sections or blocks sent to the model
+    parts_kept: int = 0  # sections or blocks kept as they were
 
 
 # -- choosing pages ---------------------------------------------------------------------
@@ -121,86 +128,47 @@ def orphans(glossary: Glossary) -> list[Page]:
     return [page for rel, page in sorted(glossary.pages[TARGET_LANG].items()) if rel not in glossary.pages[SOURCE_LANG]]
 
 
-# -- documents --------------------------------------------------------------------------
-def _translatable_meta(page: Page) -> dict:
-    return {key: page.meta[key] for key in TRANSLATED_KEYS if key in page.meta}
-
-
-def split_at_headings(text: str, max_chars: int) -> list[str]:
-    """Split at `## ` headings into pieces of at most about max_chars; ''.join(pieces) == text."""
-    starts = [0] + [m.start() + 1 for m in re.finditer(r"\n(?=#{1,2} )", text)]
-    sections = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
-    chunks: list[str] = []
-    for section in sections:
-        if chunks and len(chunks[-1]) + len(section) <= max_chars:
-            chunks[-1] += section
-        else:
-            chunks.append(section)
-    return chunks or [text]
-
-
 def estimate_tokens(text: str) -> int:
     """A rough token count: ~4 Latin characters or ~1.6 Chinese characters per token."""
     cjk = len(re.findall(r"[\u3400-\u9fff]", text))
     return int((len(text) - cjk) / 4 + cjk * 0.6) + 1
 
 
-def compose_page(english: Page, translated: dict, body: str, model: str, source_hash: str) -> str:
-    """The Chinese page: English front matter keys in order, translated values, hash and model."""
-    meta = {}
-    for key, value in english.meta.items():
-        if key in (SOURCE_HASH_KEY, MODEL_KEY):
-            continue
-        meta[key] = translated.get(key, value) if key in TRANSLATED_KEYS else value
-    meta[SOURCE_HASH_KEY] = source_hash
-    meta[MODEL_KEY] = model
-    return front_matter_block(meta) + "\n" + body.lstrip("\n")
-
-
-@dataclass
-class PreparedPage:
-    """One page made ready for the model: placeholders, chunks and their reference text."""
-
-    protected: ProtectedText
-    chunks: list[str]
-    references: list[str | None]
-
-
-def prepare(job: Job, max_chars: int) -> PreparedPage:
-    protected = ProtectedText()
-    body = protected.protect(job.english.body)
-    chunks = split_at_headings(body, max_chars)
-    chunks[0] = front_matter_block(_translatable_meta(job.english)) + "\n" + chunks[0]
-    references: list[str | None] = [None] * len(chunks)
-    if job.previous is not None and job.reason == "stale" and not job.previous.problems:
-        previous = front_matter_block(_translatable_meta(job.previous)) + "\n" + protected.protect_reference(job.previous.body)
-        if len(chunks) == 1:
-            references = [previous]
-        else:
-            sections = split_at_headings(previous, 1)
-            for index, chunk in enumerate(chunks):
-                wanted = set(PLACEHOLDER.findall(chunk))
-                matching = [s for s in sections if set(PLACEHOLDER.findall(s.split("\n", 1)[0])) & wanted]
-                references[index] = "".join(matching) or None
-    return PreparedPage(protected, chunks, references)
+def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]:
+    """Each job's parts to keep and to send, cut into chunks of the run's chunk size (returned too)."""
+    plans = [plan_page(job.english, job.previous if job.reason == "stale" else None) for job in jobs]
+    size = chunk_size(sum(plan.to_send for plan in plans), settings.concurrency, settings.max_chars)
+    for plan in plans:
+        plan.cut(size)
+    return plans, size
 
 
 # -- talking to the API -----------------------------------------------------------------
 def make_client(settings: Settings) -> openai.AsyncOpenAI:
-    # The client retries 408/409/429/5xx, timeouts and dropped connections with
-    # exponential backoff and jitter, honouring Retry-After; never 400/401/402/422.
+    # No retries inside the client: the translator retries itself, so that a 429 or 503
+    # also lowers the concurrency level (limiter.py).
     return openai.AsyncOpenAI(api_key=settings.api_key, base_url=settings.base_url,
-                              timeout=settings.timeout, max_retries=settings.retries)
+                              timeout=settings.timeout, max_retries=0)
 
 
-def describe_api_error(error: Exception, settings: Settings) -> tuple[str, bool]:
+class RequestFailed(Exception):
+    """A request that failed for good: the last API error and how many attempts were made."""
+
+    def __init__(self, error: openai.APIError, attempts: int):
+        super().__init__(str(error))
+        self.error = error
+        self.attempts = attempts
+
+
+def describe_api_error(error: Exception, settings: Settings, attempts: int = 1) -> tuple[str, bool]:
     """A plain message for an API error, and whether it dooms every other request too."""
     status = getattr(error, "status_code", None)
     detail = settings.scrub(_error_detail(error))
+    tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
     if isinstance(error, openai.APITimeoutError):
-        return f"timed out after {settings.timeout:g} s ({settings.retries} retries)", False
+        return f"timed out after {settings.timeout:g} s ({tries})", False
     if isinstance(error, openai.APIConnectionError):
-        return f"connection failed ({settings.retries} retries): {detail}", False
+        return f"connection failed ({tries}): {detail}", False
     if status == 401:
         return "the API rejected the key (401): check DEEPSEEK_API_KEY", True
     if status == 402:
@@ -210,11 +178,11 @@ def describe_api_error(error: Exception, settings: Settings) -> tuple[str, bool]
     if status == 404:
         return f"not found (404): check --base-url and --model: {detail}", True
     if status == 429:
-        return f"rate limited (429) after {settings.retries} retries: {detail}", False
+        return f"rate limited (429), gave up after {tries}: {detail}", False
     if status in (400, 422):
         return f"the API rejected the request ({status}): {detail}", False
     if status is not None and status >= 500:
-        return f"server error ({status}) after {settings.retries} retries: {detail}", False
+        return f"server error ({status}), gave up after {tries}: {detail}", False
     return settings.scrub(f"{type(error).__name__}: {detail}"), False
 
 
@@ -227,16 +195,49 @@ def _error_detail(error: Exception) -> str:
     return str(getattr(error, "message", None) or error)[:300]
 
 
+def _retryable(error: openai.APIError) -> bool:
+    status = getattr(error, "status_code", None)
+    return status is None or status in (408, 409, 429) or status >= 500
+
+
+def backoff_seconds(failures: int) -> float:
+    """Exponential backoff with jitter: about 0.5, 1, 2, 4, 8, 8 … seconds."""
+    return min(0.5 * 2 ** (failures - 1), 8.0) * (1 - 0.25 * random.random())
+
+
 async def check_model(client: openai.AsyncOpenAI, settings: Settings) -> None:
     """Fail early, with the list of models, when the model does not exist there."""
     try:
-        models = [model.id async for model in client.models.list()]
+        models = [model.id async for model in client.with_options(max_retries=settings.retries).models.list()]
     except openai.APIError as error:
-        message, _ = describe_api_error(error, settings)
+        message, _ = describe_api_error(error, settings, settings.retries + 1)
         raise FatalAPIError(f"cannot list the models of {settings.base_url}: {message}") from None
     if settings.model not in models:
         raise FatalAPIError(f"model '{settings.model}' does not exist at {settings.base_url}; "
                             f"it offers: {', '.join(sorted(models)) or 'nothing'} (choose one with --model)")
+
+
+class _PageFailed(Exception):
+    """Another chunk of this page already failed, or the run was stopped: do not send this one."""
+
+
+@dataclass
+class _PageRun:
+    plan: PagePlan
+    job: Job
+    outcome: Outcome
+    done: int = 0
+    sent_whole: bool = False  # sent again whole after its kept parts failed the page's checks
+
+
+Progress = Callable[[int, int, int, int], None]  # (chunks done, chunks in all, pages finished, concurrency level)
+
+
+@dataclass
+class Run:
+    outcomes: list[Outcome]
+    chunks: int
+    concurrency: dict
 
 
 class Translator:
@@ -247,15 +248,132 @@ class Translator:
         self.settings = settings
         self.system = system_message(terminology)
         self.glossary = glossary
+        self.limiter = AdaptiveLimiter(settings.concurrency)
+        # A 429/503 may come several times while the level halves down to what the server
+        # takes; those tries do not use up --retries (up to one per halving from the ceiling).
+        self.overload_retries = settings.retries + (settings.concurrency - 1).bit_length()
         self.renderer = Renderer.for_language(glossary.root, TARGET_LANG)
+        self.page_renderer = CheckRenderer(self.renderer)
         self.fatal: str | None = None
+        self.progress: Progress | None = None
+        self.chunks_total = self.chunks_done = self.pages_finished = 0
+        self.chunk_size = settings.max_chars
+        self.retries_whole: list[asyncio.Task] = []
 
-    async def chat(self, messages: list[dict], outcome: Outcome) -> tuple[str, str]:
+    async def run(self, jobs: list[Job], progress: Progress | None = None) -> Run:
+        """Every chunk of every page in one pool, longest first; each page written when all its chunks passed."""
+        self.progress = progress
+        plans, self.chunk_size = plan_jobs(jobs, self.settings)
+        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs)]
+        work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
+        self.chunks_total = len(work)
+        self._report()
+        for page in pages:
+            page.outcome.parts_kept = page.plan.parts_kept
+            page.outcome.parts_sent = len(page.plan.parts) - page.plan.parts_kept
+            if not page.plan.chunks:
+                self._finish(page)  # nothing changed that needs the model
+        await asyncio.gather(*(self._run_chunk(chunk, page, rank) for rank, (chunk, page) in enumerate(work)))
+        while self.retries_whole:  # pages sent again whole (see _finish)
+            batch, self.retries_whole = self.retries_whole, []
+            await asyncio.gather(*batch)
+        level = {"ceiling": self.settings.concurrency, "final": self.limiter.allowed,
+                 "lowest": max(1, int(self.limiter.lowest)), "backoffs": self.limiter.backoffs}
+        return Run([page.outcome for page in pages], self.chunks_total, level)
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            self.progress(self.chunks_done, self.chunks_total, self.pages_finished, self.limiter.allowed)
+
+    async def _run_chunk(self, chunk: Chunk, page: _PageRun, rank: int) -> None:
+        try:
+            chunk.reply = await self._translate_chunk(chunk, page, rank)
+        except _PageFailed:
+            pass
+        except RequestFailed as failure:
+            message, fatal = describe_api_error(failure.error, self.settings, failure.attempts)
+            if fatal and self.fatal is None:
+                self.fatal = message
+            self._fail(page, message)
+        except ValueError as error:
+            self._fail(page, self.settings.scrub(str(error)))
+        else:
+            page.done += 1
+            if page.done == len(page.plan.chunks) and not page.outcome.error:
+                self._finish(page)
+        self.chunks_done += 1
+        self._report()
+
+    def _send_whole(self, page: _PageRun) -> None:
+        """The kept old Chinese fails the page's checks (a flaw from before, or a hand edit):
+        send every section again, each with its old Chinese as reference, ahead of the rest."""
+        page.sent_whole, page.done = True, 0
+        page.plan = plan_page(page.job.english, page.job.previous, whole=True)
+        page.plan.cut(self.chunk_size)
+        page.outcome.parts_kept, page.outcome.parts_sent = 0, len(page.plan.parts)
+        self.chunks_total += len(page.plan.chunks)
+        self.retries_whole += [asyncio.ensure_future(self._run_chunk(chunk, page, -1)) for chunk in page.plan.chunks]
+
+    def _fail(self, page: _PageRun, message: str) -> None:
+        if not page.outcome.error:
+            page.outcome.error = message
+            self.pages_finished += 1
+
+    def _still_wanted(self, page: _PageRun) -> None:
+        if page.outcome.error:
+            raise _PageFailed()
+        if self.fatal:
+            self._fail(page, f"{'not attempted' if not page.outcome.requests else 'stopped'}: {self.fatal}")
+            raise _PageFailed()
+
+    async def _translate_chunk(self, chunk: Chunk, page: _PageRun, rank: int) -> str:
+        """One chunk, retried with the rejection fed back until it passes the chunk checks."""
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": chunk.request}]
+        problems: list[str] = []
+        for attempt in range(self.settings.retries + 1):
+            if attempt:
+                messages = messages[:2] + [{"role": "user", "content": retry_note(problems)}]
+            reply, finish = await self._chat(messages, page, rank)
+            problems = chunk.problems(reply, finish)
+            if not problems:  # its rendered HTML must match the English chunk's but for text
+                problems = markup_differences(chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer))
+            if not problems:
+                return reply
+        raise ValueError("; ".join(problems))
+
+    async def _chat(self, messages: list[dict], page: _PageRun, rank: int) -> tuple[str, str]:
+        """One completion through the limiter, retrying what may pass on a later try."""
         extra = {"thinking": {"type": "disabled"}} if self.settings.thinking_disabled else None
-        outcome.requests += 1
-        response = await self.client.chat.completions.create(
-            model=self.settings.model, messages=messages, temperature=self.settings.temperature,
-            stream=False, extra_body=extra)
+        failures = overloads = attempts = 0
+        while True:
+            self._still_wanted(page)
+            epoch = await self.limiter.acquire(rank)
+            try:
+                self._still_wanted(page)
+                attempts += 1
+                page.outcome.requests += 1
+                response = await self.client.chat.completions.create(
+                    model=self.settings.model, messages=messages, temperature=self.settings.temperature,
+                    stream=False, extra_body=extra)
+                self.limiter.succeeded()
+            except openai.APIError as error:
+                wait = retry_after_seconds(getattr(getattr(error, "response", None), "headers", None))
+                status = getattr(error, "status_code", None)
+                if status in OVERLOADED:
+                    self.limiter.overloaded(epoch, wait)
+                    overloads += 1
+                else:
+                    failures += 1
+                if not _retryable(error) or failures > self.settings.retries or overloads > self.overload_retries:
+                    raise RequestFailed(error, attempts) from None
+            else:
+                return self._account(response, page.outcome)
+            finally:
+                self.limiter.release()
+            await asyncio.sleep(wait if wait is not None else backoff_seconds(failures + overloads))
+
+    @staticmethod
+    def _account(response, outcome: Outcome) -> tuple[str, str]:
         usage = response.usage
         if usage is not None:
             outcome.tokens_in += usage.prompt_tokens or 0
@@ -269,117 +387,38 @@ class Translator:
             return "", "missing"
         return choice.message.content or "", choice.finish_reason or ""
 
-    async def translate_chunk(self, request: str, first: bool, expected: list[str], outcome: Outcome,
-                              english: str, protected: ProtectedText) -> str:
-        """One chunk, retried with the rejection fed back until it passes the chunk checks,
-        its rendered HTML matching the English chunk's (`english`, with placeholders) but for text."""
-        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": request}]
-        problems: list[str] = []
-        for attempt in range(self.settings.retries + 1):
-            if attempt:
-                messages = messages[:2] + [{"role": "user", "content": retry_note(problems)}]
-            reply, finish = await self.chat(messages, outcome)
-            problems = chunk_problems(reply, finish, first, expected)
-            text = clean_reply(reply, front_matter=first) if not problems else ""
-            if not problems:
-                problems = markup_differences(self.chunk_html(english, first, protected),
-                                              self.chunk_html(text, first, protected))
-            if not problems:
-                return text
-        raise ValueError("; ".join(problems))
-
-    def chunk_html(self, chunk: str, first: bool, protected: ProtectedText) -> str:
-        """The HTML a chunk renders to, placeholders filled in and (first chunk) front matter left out."""
-        text = protected.fill(chunk)
-        return self.renderer.html(parse_translation(text, "chunk.md").body if first else text)
-
-    async def translate(self, job: Job) -> Outcome:
-        outcome = Outcome(job.rel, job.reason)
-        if self.fatal:
-            outcome.error = f"not attempted: {self.fatal}"
-            return outcome
+    def _finish(self, page: _PageRun) -> None:
+        """Put the page together, check it whole, and write it atomically; or record why not."""
+        rel = page.job.rel
         try:
-            text = await self._translate_page(job, outcome)
-        except openai.APIError as error:
-            message, fatal = describe_api_error(error, self.settings)
-            if fatal:
-                self.fatal = message
-            outcome.error = message
-            return outcome
+            text = page.plan.assemble(self.settings.model, self.glossary.source_hash_of(rel))
         except ValueError as error:
-            outcome.error = self.settings.scrub(str(error))
-            return outcome
-        target = self.glossary.lang_dir(TARGET_LANG) / job.rel
+            return self._fail(page, self.settings.scrub(str(error)))
+        problems = structure_problems(page.job.english, parse_translation(text, rel), self.page_renderer)
+        if problems and page.plan.parts_kept and not page.sent_whole:
+            return self._send_whole(page)
+        if problems:
+            return self._fail(page, self.settings.scrub("; ".join(problems)))
+        target = self.glossary.lang_dir(TARGET_LANG) / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         # The image step picks the Chinese variant of each diagram, where one exists.
-        written = parse_page(text, target, f"glossary/{TARGET_LANG}/{job.rel}", job.rel, TARGET_LANG)
+        written = parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG)
         text, _ = fix_text(self.glossary, written)
-        write_text_atomic(target, text)
-        outcome.status = "translated"
-        return outcome
-
-    async def _translate_page(self, job: Job, outcome: Outcome) -> str:
-        prepared = prepare(job, self.settings.max_chars)
-        replies = []
-        for index, (chunk, reference) in enumerate(zip(prepared.chunks, prepared.references)):
-            request = update_request(chunk, reference) if reference else translate_request(chunk)
-            expected = PLACEHOLDER.findall(chunk)
-            replies.append(await self.translate_chunk(request, index == 0, expected, outcome, chunk, prepared.protected))
-        joined = "".join(replies)
-        head = parse_translation(joined, job.rel)
-        if head.problems:
-            raise ValueError("; ".join(p.message for p in head.problems))
-        body = prepared.protected.restore(head.body)
-        translated_meta = {key: head.meta[key] for key in TRANSLATED_KEYS if key in head.meta}
-        text = compose_page(job.english, translated_meta, body, self.settings.model,
-                            self.glossary.source_hash_of(job.rel))
-        problems = structure_problems(job.english, parse_translation(text, job.rel), self.renderer)
-        if problems:
-            raise ValueError("; ".join(problems))
-        return text
-
-
-def chunk_problems(reply: str, finish: str, first: bool, expected: list[str]) -> list[str]:
-    """What is wrong with one reply before it is put together with the others."""
-    if finish != "stop":
-        return [f"the reply was cut off (finish_reason={finish or 'none'}); a shorter --max-chars splits pages further"]
-    text = clean_reply(reply, front_matter=first)
-    if not text.strip():
-        return ["the reply was empty"]
-    problems = []
-    if first:
-        page = parse_translation(text, "reply.md")
-        problems += [p.message for p in page.problems]
-    found = PLACEHOLDER.findall(text)
-    missing = sorted(set(expected) - set(found), key=int)
-    repeated = sorted({n for n in found if found.count(n) > 1 and n in expected}, key=int)
-    invented = sorted(set(found) - set(expected), key=int)
-    if missing:
-        problems.append("placeholders missing: " + ", ".join(f"⟦P{n}⟧" for n in missing))
-    if repeated:
-        problems.append("placeholders repeated: " + ", ".join(f"⟦P{n}⟧" for n in repeated))
-    if invented:
-        problems.append("placeholders not in the page: " + ", ".join(f"⟦P{n}⟧" for n in invented))
-    return problems
+        try:
+            write_text_atomic(target, text)
+        except OSError as error:
+            return self._fail(page, f"cannot write glossary/{TARGET_LANG}/{rel}: {error.strerror or error}")
+        page.outcome.status = "translated"
+        self.pages_finished += 1
 
 
 async def run_jobs(jobs: list[Job], settings: Settings, terminology: Terminology, glossary: Glossary,
-                   progress=None) -> list[Outcome]:
-    """Translate `jobs` concurrently (at most settings.concurrency at once), in input order."""
+                   progress: Progress | None = None) -> Run:
+    """Translate `jobs`; outcomes in input order."""
     client = make_client(settings)
     try:
         await check_model(client, settings)
-        translator = Translator(client, settings, terminology, glossary)
-        gate = asyncio.Semaphore(settings.concurrency)
-
-        async def one(job: Job) -> Outcome:
-            async with gate:
-                outcome = await translator.translate(job)
-            if progress is not None:
-                progress(outcome)
-            return outcome
-
-        return list(await asyncio.gather(*(one(job) for job in jobs)))
+        return await Translator(client, settings, terminology, glossary).run(jobs, progress)
     finally:
         await client.close()
 
@@ -415,9 +454,10 @@ def cost(tokens_in: int, tokens_cached: int, tokens_out: int, prices: dict) -> f
             + tokens_out * prices["output"]) / 1e6
 
 
-def estimate_job(job: Job, system: str, max_chars: int) -> tuple[int, int]:
-    """(input, output) tokens a job should take, without calling anything."""
-    prepared = prepare(job, max_chars)
-    sent = sum(estimate_tokens(c) + estimate_tokens(r or "") for c, r in zip(prepared.chunks, prepared.references))
-    document = sum(estimate_tokens(c) for c in prepared.chunks)
-    return sent + estimate_tokens(system) * len(prepared.chunks), int(document * 1.2)
+def estimate_jobs(jobs: list[Job], system: str, settings: Settings) -> list[tuple[int, int]]:
+    """(input, output) tokens each job should take, without calling anything."""
+    estimates = []
+    for plan in plan_jobs(jobs, settings)[0]:
+        sent = sum(estimate_tokens(system) + estimate_tokens(chunk.request) for chunk in plan.chunks)
+        estimates.append((sent, int(sum(chunk.weight for chunk in plan.chunks) / 4 * 1.2)))
+    return estimates
