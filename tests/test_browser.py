@@ -158,25 +158,37 @@ SCRIPT_SURFACE = """() => ({
 })"""
 
 
+TABS = 6  # pages loading at once: most of a visit is waiting for the network to go idle
+
+
 @pytest.fixture(scope="module")
 def every_page_on_a_phone(site, browser):
     """Load every page of both languages at 390 px; record requests, console errors, overflow,
-    dialogs, and what in each page could run script."""
+    dialogs, and what in each page could run script. Several tabs load at once; each still
+    waits until its page's network is idle."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
-    tab = context.new_page()
     outside, errors, overflow, dialogs, surfaces = [], [], [], [], {}
-    tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
-    tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
-    tab.on("dialog", lambda d: (dialogs.append(f"{tab.url}: {d.type} {d.message}"), d.dismiss()))
+
+    def watched_tab():
+        tab = context.new_page()
+        tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
+        tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
+        tab.on("dialog", lambda d: (dialogs.append(f"{tab.url}: {d.type} {d.message}"), d.dismiss()))
+        return tab
+
+    tabs = [watched_tab() for _ in range(TABS)]
     urls = site.page_urls("") + site.page_urls("zh")
-    for url in urls:
-        tab.goto(url)
-        tab.wait_for_load_state("networkidle")
-        width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        if width[0] > width[1]:
-            overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
-        surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
+    for start in range(0, len(urls), TABS):
+        batch = list(zip(tabs, urls[start:start + TABS]))
+        for tab, url in batch:
+            tab.goto(url, wait_until="commit")
+        for tab, url in batch:
+            tab.wait_for_load_state("networkidle")
+            width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            if width[0] > width[1]:
+                overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
+            surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
     context.close()
     return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
             "surfaces": surfaces}

@@ -8,6 +8,7 @@ with `<!-- nvcc: skip -->` on the line above its fence; those are listed, never 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sysconfig
@@ -23,6 +24,7 @@ from gpu_glossary.glossary import load_glossary
 from conftest import ROOT
 
 SKIP_MARKER = "nvcc: skip"
+COMPILED_CACHE = "gpu-glossary/cuda-blocks-compiled"
 # NVIDIA's nvml.h, from the nvidia-nvml-dev wheel, for toolkits installed without it.
 NVML_INCLUDE = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include"
 
@@ -43,7 +45,7 @@ def test_pages_have_cuda_blocks_to_compile():
     assert sum(1 for _ in cuda_blocks()) >= 4
 
 
-def test_every_cuda_block_compiles(tmp_path):
+def test_every_cuda_block_compiles(tmp_path, request):
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.fail("nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit to check CUDA code")
@@ -53,6 +55,13 @@ def test_every_cuda_block_compiles(tmp_path):
         if fence.marker != SKIP_MARKER:
             distinct.setdefault((fence.code, tuple(flags)), []).append(f"{page.display_path}:{fence.line}")
     includes = [f"-I{NVML_INCLUDE}"] if (NVML_INCLUDE / "nvml.h").is_file() else []
+    # A block that compiled with this very nvcc, these flags and this code compiles again:
+    # pytest's cache (.pytest_cache/) remembers successes, so a re-run compiles what changed.
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    def key(code, flags):
+        return hashlib.sha256("\0".join([version, *includes, *flags, code]).encode("utf-8")).hexdigest()
+    compiled = set(request.config.cache.get(COMPILED_CACHE, [])) if request.config.cache else set()
+    todo = {block: locations for block, locations in distinct.items() if key(*block) not in compiled}
 
     def compile_block(item):
         index, ((code, flags), locations) = item
@@ -63,7 +72,12 @@ def test_every_cuda_block_compiles(tmp_path):
         return None if result.returncode == 0 else f"{', '.join(locations)}: does not compile:\n{result.stderr.strip()}"
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        failures = [f for f in pool.map(compile_block, enumerate(distinct.items())) if f]
+        results = list(pool.map(compile_block, enumerate(todo.items())))
+    if request.config.cache:
+        now_good = {key(*block) for block, failure in zip(todo, results) if failure is None}
+        current = {key(*block) for block in distinct}  # forget blocks no page has any more
+        request.config.cache.set(COMPILED_CACHE, sorted((compiled | now_good) & current))
+    failures = [f for f in results if f]
     assert not failures, "\n\n".join(failures)
 
 
