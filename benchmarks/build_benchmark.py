@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from gpu_glossary.build import build_site  # noqa: E402
+from gpu_glossary.site.build import build_site  # noqa: E402
 
 
 def html_stats(site_dir: Path) -> tuple[int, float]:

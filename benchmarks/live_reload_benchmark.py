@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from gpu_glossary.live import LivePreview  # noqa: E402
-from gpu_glossary.serve import serve_in_background  # noqa: E402
+from gpu_glossary.site.live import LivePreview  # noqa: E402
+from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update"]

@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from gpu_glossary.build import build_site  # noqa: E402
-from gpu_glossary.serve import serve_in_background  # noqa: E402
+from gpu_glossary.site.build import build_site  # noqa: E402
+from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
 LIGHTHOUSE = ROOT / "tests" / "tools" / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.build import build_site
-from gpu_glossary.serve import serve_in_background
+from gpu_glossary.site.build import build_site
+from gpu_glossary.site.serve import serve_in_background
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")

@@ -6,7 +6,7 @@ import urllib.request
 import pytest
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.serve import serve_in_background
+from gpu_glossary.site.serve import serve_in_background
 
 
 def test_atomic_write_replaces_whole_file_and_keeps_mode(tmp_path):

@@ -116,7 +116,7 @@ def test_referenced_by_lists_pages_linking_here(site):
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(project):
     import pytest
 
-    from gpu_glossary.build import BuildError, build_site
+    from gpu_glossary.site.build import BuildError, build_site
 
     site_dir = project / "site"
     build_site(project, site_dir=site_dir)
@@ -183,7 +183,7 @@ def test_code_keeps_its_text_without_whitespace_spans(site):
 
 def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
     """The provenance line comes from glossary/runs.yml, localised, under each output block."""
-    from gpu_glossary.examples import load_runs
+    from gpu_glossary.examples.model import load_runs
 
     record = load_runs(ROOT).records["perf/memory-coalescing.md#coalescing"]
     expected = {
@@ -200,6 +200,6 @@ def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(
 
 
 def _all_examples():
-    from gpu_glossary.examples import all_examples
+    from gpu_glossary.examples.model import all_examples
 
     return all_examples(load_glossary(ROOT).pages["en"].values())[0]

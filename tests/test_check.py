@@ -9,7 +9,7 @@ import pytest
 from gpu_glossary.check import github_annotation, run_check
 from gpu_glossary.page import with_front_matter, with_source_hash
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
+from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 WARP_EN = "glossary/en/device-software/warp.md"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.example_runner import find_nvcc
-from gpu_glossary.examples import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
+from gpu_glossary.examples.runner import find_nvcc
+from gpu_glossary.examples.model import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
 from gpu_glossary.glossary import load_glossary
 
 from conftest import ROOT

@@ -14,12 +14,12 @@ import pytest
 import yaml
 
 from gpu_glossary.check import run_check
-from gpu_glossary.example_runner import Machine, SetupError, preflight
-from gpu_glossary.examples import (RUNS_FILE, Record, Runs, load_runs, normalize_output, page_examples,
+from gpu_glossary.examples.runner import Machine, SetupError, preflight
+from gpu_glossary.examples.model import (RUNS_FILE, Record, Runs, load_runs, normalize_output, page_examples,
                                    save_runs, with_outputs)
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
-from gpu_glossary.sections import recorded_hashes, section_hashes
+from gpu_glossary.translate.sections import recorded_hashes, section_hashes
 
 from conftest import ROOT
 

@@ -1,6 +1,6 @@
 import markdown
 
-from gpu_glossary.generated_pages import index_page, terminology_page
+from gpu_glossary.site.generated_pages import index_page, terminology_page
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.terminology import load_terminology
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.images import (DARK_PALETTE, check_images, find_images, fix_page, make_dark_svg,
+from gpu_glossary.images.links import (DARK_PALETTE, check_images, find_images, fix_page, make_dark_svg,
                                  make_dark_variants, variant)
-from gpu_glossary.localize import Localizer
+from gpu_glossary.images.localize import Localizer
 from gpu_glossary.page import parse_page
 
 LIGHT_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect fill="#dcefe9" stroke="#1b7f6b"/><text fill="#1f2328">x</text></svg>'

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.live import LivePreview, languages_for
-from gpu_glossary.serve import serve_in_background
+from gpu_glossary.site.live import LivePreview, languages_for
+from gpu_glossary.site.serve import serve_in_background
 
 from conftest import small_project
 
@@ -58,7 +58,7 @@ def live_site(tmp_path):
     stop = threading.Event()
     watcher = threading.Thread(target=live.watch, args=(stop,), daemon=True)
     watcher.start()
-    time.sleep(0.5)  # let the watcher register before the first edit
+    assert live.watching.wait(DEADLINE), "the watcher never started"
     yield root, url, live
     stop.set()
     server.shutdown()

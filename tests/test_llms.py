@@ -1,7 +1,7 @@
 import re
 from pathlib import Path
 
-from gpu_glossary.llms import SitePage, llms_full, llms_txt, markdown_twin
+from gpu_glossary.site.llms import SitePage, llms_full, llms_txt, markdown_twin
 from gpu_glossary.page import parse_page
 
 

@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from gpu_glossary.examples import load_runs
-from gpu_glossary.plots import CHARTS, PlotError, chart_files, draw_roofline
+from gpu_glossary.examples.model import load_runs
+from gpu_glossary.examples.plots import CHARTS, PlotError, chart_files, draw_roofline
 
 from conftest import ROOT
 

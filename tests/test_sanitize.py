@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.build import BuildError, build_site
+from gpu_glossary.site.build import BuildError, build_site
 from gpu_glossary.check import run_check
 from gpu_glossary.page import parse_page
 from gpu_glossary.render import Renderer, markdown_settings

@@ -2,7 +2,7 @@
 
 import json
 
-from gpu_glossary.search_index import compact_index, rewrite_index
+from gpu_glossary.site.search_index import compact_index, rewrite_index
 
 
 def test_compact_index_keeps_tags_only_on_the_pages_own_entry():

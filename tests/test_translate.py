@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.check import run_check
-from gpu_glossary.fake_openai import FakeOpenAI, page_document
+from fake_openai import FakeOpenAI, page_document
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
-from gpu_glossary.prompt import OLD_MARKER
+from gpu_glossary.translate.prompt import OLD_MARKER
 from gpu_glossary.render import Renderer
-from gpu_glossary.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
-from gpu_glossary.translation_checks import parse_translation, structure_problems
+from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
+from gpu_glossary.translate.checks import parse_translation, structure_problems
 
 from conftest import ROOT, copy_project
 

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from gpu_glossary.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
-from gpu_glossary.fake_openai import fake_translate, page_document
+from gpu_glossary.translate.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
+from fake_openai import fake_translate, page_document
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.limiter import AdaptiveLimiter, retry_after_seconds
+from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.page import front_matter_block, parse_page
-from gpu_glossary.protect import ProtectedText
+from gpu_glossary.translate.protect import ProtectedText
 from gpu_glossary.render import Renderer
-from gpu_glossary.sections import (SECTION_HASHES_KEY, balanced_groups, format_hashes, plan_sections,
+from gpu_glossary.translate.sections import (SECTION_HASHES_KEY, balanced_groups, format_hashes, plan_sections,
                                    recorded_hashes, section_hashes, split_blocks, split_sections)
-from gpu_glossary.translation_checks import (chinese_share, clean_reply, markup_differences, parse_translation,
+from gpu_glossary.translate.checks import (chinese_share, clean_reply, markup_differences, parse_translation,
                                              structure_problems)
 
 from conftest import ROOT

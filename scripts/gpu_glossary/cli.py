@@ -8,13 +8,13 @@ from pathlib import Path
 
 import click
 
-from .atomic import write_text_atomic
-from .build import BuildError, build_site
-from .check import github_annotation, group_by_severity, run_check
-from .glossary import SOURCE_LANG, find_root, load_glossary
-from .page import SOURCE_HASH_KEY, with_front_matter
-from .sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
-from . import translator as translator_defaults
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.check import github_annotation, group_by_severity, run_check
+from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
+from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
+from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
+from gpu_glossary.translate import translator as translator_defaults
 
 
 def _root() -> Path:
@@ -69,8 +69,8 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
     """Build both languages for this address and serve them on 127.0.0.1, rebuilding on edits (Ctrl-C stops)."""
     import threading
 
-    from .live import LivePreview
-    from .serve import make_server
+    from gpu_glossary.site.live import LivePreview
+    from gpu_glossary.site.serve import make_server
 
     root = _root()
     address = f"http://127.0.0.1:{port}/"
@@ -104,7 +104,7 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
 @click.option("--after", default=None, metavar="SLUG", help="Place it in the nav after this page of the section [default: at the end].")
 def new(spec: str, title: str, after: str | None) -> None:
     """Start a term page from the template and add it to the nav in mkdocs.yml."""
-    from .new_term import NewTermError, create_term
+    from gpu_glossary.new_term import NewTermError, create_term
 
     root = _root()
     try:
@@ -187,7 +187,7 @@ def translate(paths, base_url, model, concurrency, timeout, retries, temperature
 
     The key comes from DEEPSEEK_API_KEY. Pages whose Chinese translation is current cost no request.
     """
-    from .translate_command import TranslateOptions, run_translate
+    from gpu_glossary.translate.command import TranslateOptions, run_translate
 
     options = TranslateOptions(
         patterns=list(paths), base_url=base_url or translator_defaults.DEFAULT_BASE_URL,
@@ -207,8 +207,8 @@ def translate(paths, base_url, model, concurrency, timeout, retries, temperature
 @click.option("--max-bytes", default=5 * 1024 * 1024, show_default=True, help="With --localize: largest image accepted.")
 def images(mode: str, timeout: float, max_bytes: int) -> None:
     """Check and repair every image in every page of both languages."""
-    from . import images as image_step
-    from .localize import Localizer
+    from gpu_glossary.images import links as image_step
+    from gpu_glossary.images.localize import Localizer
 
     root = _root()
     glossary = load_glossary(root)
@@ -252,7 +252,7 @@ def examples() -> None:
 
 
 def _english_examples(root: Path):
-    from .examples import all_examples
+    from gpu_glossary.examples.model import all_examples
 
     glossary = load_glossary(root)
     found, problems = all_examples(glossary.pages[SOURCE_LANG].values())
@@ -264,7 +264,7 @@ def _english_examples(root: Path):
 @examples.command("list")
 def examples_list() -> None:
     """Every runnable example: page:line, id, how it is built and run, and whether its recorded run is current."""
-    from .examples import load_runs
+    from gpu_glossary.examples.model import load_runs
 
     root = _root()
     _, found = _english_examples(root)
@@ -293,8 +293,8 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
     """
     from tqdm import tqdm
 
-    from .example_runner import ExampleRunner, SetupError, describe_machine, failure_report, preflight, select
-    from .examples import load_runs, write_outputs
+    from gpu_glossary.examples.runner import ExampleRunner, SetupError, describe_machine, failure_report, preflight, select
+    from gpu_glossary.examples.model import load_runs, write_outputs
 
     root = _root()
     glossary, found = _english_examples(root)
@@ -344,7 +344,7 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
 @examples.command("apply")
 def examples_apply() -> None:
     """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine)."""
-    from .examples import load_runs, write_outputs
+    from gpu_glossary.examples.model import load_runs, write_outputs
 
     root = _root()
     runs = load_runs(root)
@@ -359,7 +359,7 @@ def examples_apply() -> None:
 @examples.command("prune")
 def examples_prune() -> None:
     """Remove recorded runs that belong to no example on any page."""
-    from .examples import load_runs, save_runs
+    from gpu_glossary.examples.model import load_runs, save_runs
 
     root = _root()
     _, found = _english_examples(root)
@@ -378,8 +378,8 @@ def examples_prune() -> None:
 @main.command()
 def plots() -> None:
     """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
-    from .examples import load_runs
-    from .plots import PlotError, write_charts
+    from gpu_glossary.examples.model import load_runs
+    from gpu_glossary.examples.plots import PlotError, write_charts
 
     root = _root()
     runs = load_runs(root)
@@ -400,7 +400,7 @@ def translation_summary(report: Path) -> None:
     """Print a translate --report file as Markdown (the translation pull request's body)."""
     import json
 
-    from .translate_command import summary_markdown
+    from gpu_glossary.translate.command import summary_markdown
 
     try:
         data = json.loads(report.read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from .page import Page, read_page, source_hash
+from gpu_glossary.page import Page, read_page, source_hash
 
 SOURCE_LANG = "en"
 LANGUAGES = ("en", "zh")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .atomic import write_text_atomic
-from .glossary import SOURCE_LANG, load_glossary
-from .page import SECTIONS, front_matter_block
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.glossary import SOURCE_LANG, load_glossary
+from gpu_glossary.page import SECTIONS, front_matter_block
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import markdown
 
-from .build import CONFIGS
-from .glossary import SOURCE_LANG, read_mkdocs_config
-from .markdown_ext import GlossaryExtension, GlossaryState
+from gpu_glossary.site.build import CONFIGS
+from gpu_glossary.glossary import SOURCE_LANG, read_mkdocs_config
+from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 
 # MkDocs puts these in front of every site's markdown_extensions.
 MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")

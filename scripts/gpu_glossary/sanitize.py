@@ -24,9 +24,9 @@ from html.parser import HTMLParser
 
 import nh3
 
-from . import page as page_module
-from .cache import fingerprint, memoize
-from .page import Page, Problem, mask_inline_code
+from gpu_glossary import page as page_module
+from gpu_glossary.cache import fingerprint, memoize
+from gpu_glossary.page import Page, Problem, mask_inline_code
 
 # What Markdown, our extensions, footnotes, tables, code highlighting, math, admonitions,
 # details, md_in_html and the recorded-output lines produce, and nothing else.

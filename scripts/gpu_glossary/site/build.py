@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .glossary import LANGUAGES, SOURCE_LANG, url_prefix
+from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, url_prefix
 
 CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
 

@@ -20,16 +20,16 @@ from typing import Callable
 
 import openai
 
-from .atomic import write_text_atomic
-from .chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
-from .glossary import SOURCE_LANG, Glossary
-from .images import fix_text
-from .limiter import AdaptiveLimiter, retry_after_seconds
-from .page import Page, parse_page
-from .prompt import retry_note, system_message
-from .render import Renderer
-from .terminology import Terminology
-from .translation_checks import markup_differences, parse_translation, structure_problems
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.translate.chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
+from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.images.links import fix_text
+from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
+from gpu_glossary.page import Page, parse_page
+from gpu_glossary.translate.prompt import retry_note, system_message
+from gpu_glossary.render import Renderer
+from gpu_glossary.terminology import Terminology
+from gpu_glossary.translate.checks import markup_differences, parse_translation, structure_problems
 
 TARGET_LANG = "zh"
 DEFAULT_BASE_URL = "https://api.deepseek.com"

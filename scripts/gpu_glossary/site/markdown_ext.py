@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from markdown import Extension
 from markdown.treeprocessors import Treeprocessor
 
-from .page import resolve_link
+from gpu_glossary.page import resolve_link
 
 _SKIP_TAGS = {"code", "pre", "a", "abbr", "script", "style", "kbd", "samp"}
 

@@ -16,12 +16,12 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from .page import SOURCE_HASH_KEY, Page, front_matter_block
-from .prompt import translate_request, update_request
-from .protect import PLACEHOLDER, ProtectedText
-from .sections import (SECTION_HASHES_KEY, TRANSLATED_KEYS, Part, balanced_groups, format_hashes,
+from gpu_glossary.page import SOURCE_HASH_KEY, Page, front_matter_block
+from gpu_glossary.translate.prompt import translate_request, update_request
+from gpu_glossary.translate.protect import PLACEHOLDER, ProtectedText
+from gpu_glossary.translate.sections import (SECTION_HASHES_KEY, TRANSLATED_KEYS, Part, balanced_groups, format_hashes,
                        plan_sections, section_hashes, translatable_meta)
-from .translation_checks import clean_reply, parse_translation
+from gpu_glossary.translate.checks import clean_reply, parse_translation
 
 MODEL_KEY = "translation_model"
 MIN_CHUNK_CHARS = 3000

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from .atomic import write_text_atomic
-from .page import SOURCE_HASH_KEY, Fence, Page, Problem, parse_page, source_hash, with_front_matter
-from .sections import SECTION_HASHES_KEY, format_hashes, section_hashes
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.page import SOURCE_HASH_KEY, Fence, Page, Problem, parse_page, source_hash, with_front_matter
+from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, section_hashes
 
 RUNS_FILE = "glossary/runs.yml"
 MARKER = "example"
@@ -416,7 +416,7 @@ def with_outputs(page: Page, runs: Runs) -> str:
 def write_outputs(glossary, runs: Runs) -> list[str]:
     """Write recorded outputs into every page of every language; a translation that was current
     stays current (the outputs are the same in both languages, so its hash is renewed)."""
-    from .glossary import LANGUAGES, SOURCE_LANG
+    from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
 
     current = {(lang, rel) for lang in LANGUAGES if lang != SOURCE_LANG for rel in glossary.pages[lang]
                if glossary.translation_status(lang, rel) == "current"}

@@ -7,7 +7,7 @@ it once; only the user message varies.
 
 from __future__ import annotations
 
-from .terminology import Terminology
+from gpu_glossary.terminology import Terminology
 
 NEW_MARKER = "=== New English text ==="
 OLD_MARKER = "=== Existing Chinese translation ==="

@@ -15,8 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Callable
 
-from .examples import Record, Runs
-from .images import make_dark_svg
+from gpu_glossary.examples.model import Record, Runs
+from gpu_glossary.images.links import make_dark_svg
 
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
 TEXT, MUTED, GRID = "#1f2328", "#57606a", "#8c959f"
@@ -211,7 +211,7 @@ def chart_files(runs: Runs) -> dict[str, str]:
 
 def write_charts(images_dir: Path, runs: Runs) -> list[Path]:
     """Write the charts that changed; returns their paths."""
-    from .atomic import write_text_atomic
+    from gpu_glossary.atomic import write_text_atomic
 
     written = []
     for name, svg in chart_files(runs).items():

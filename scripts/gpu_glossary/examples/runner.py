@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .examples import Example, Record, Runs, normalize_output, save_runs
+from gpu_glossary.examples.model import Example, Record, Runs, normalize_output, save_runs
 
 NO_GPU = "CPU only (no GPU)"
 

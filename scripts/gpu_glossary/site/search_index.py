@@ -11,9 +11,11 @@ marked `data-search-exclude` where those headings are written.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
-from .atomic import write_text_atomic
+from gpu_glossary.atomic import write_text_atomic
 
 
 def compact_index(index: dict) -> dict:
@@ -32,3 +34,16 @@ def rewrite_index(path: Path) -> tuple[int, int]:
     text = json.dumps(compact_index(json.loads(before)), ensure_ascii=False, separators=(",", ":"))
     write_text_atomic(path, text)
     return len(before), len(text.encode("utf-8"))
+
+
+def write_jieba_dictionary(config, terminology) -> Path | None:
+    """Give Material's search plugin our terms as a jieba user dictionary, so Chinese search
+    splits "线程块" as one word. Returns the temporary file to delete after the build."""
+    search = next((p for p in config.plugins.values() if hasattr(p.config, "jieba_dict_user")), None)
+    if search is None:
+        return None
+    handle, path = tempfile.mkstemp(prefix="gpu-glossary-jieba-", suffix=".txt")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(terminology.jieba_dictionary())
+    search.config.jieba_dict_user = path
+    return Path(path)

@@ -12,11 +12,11 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from .atomic import write_text_atomic
-from .glossary import SOURCE_LANG, load_glossary
-from .prompt import system_message
-from .terminology import TerminologyError, load_terminology
-from .translator import (DEFAULT_CONCURRENCY, TARGET_LANG, FatalAPIError, Settings, cost, estimate_jobs, orphans,
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.glossary import SOURCE_LANG, load_glossary
+from gpu_glossary.translate.prompt import system_message
+from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.translate.translator import (DEFAULT_CONCURRENCY, TARGET_LANG, FatalAPIError, Settings, cost, estimate_jobs, orphans,
                          run_jobs, select_jobs, totals, unmatched_patterns)
 
 KEY_VARIABLE = "DEEPSEEK_API_KEY"

@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .atomic import write_text_atomic
-from .glossary import Glossary
-from .images import IMAGES, Change, content_name, find_images, relative_link
-from .page import Problem
-from .svg_check import svg_problems
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.glossary import Glossary
+from gpu_glossary.images.links import IMAGES, Change, content_name, find_images, relative_link
+from gpu_glossary.page import Problem
+from gpu_glossary.images.svg_check import svg_problems
 
 EXTENSIONS = {"image/svg+xml": ".svg", "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 

@@ -14,10 +14,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from .images import base_name
-from .page import Page, parse_page
-from .render import Renderer
-from .sanitize import elements
+from gpu_glossary.images.links import base_name
+from gpu_glossary.page import Page, parse_page
+from gpu_glossary.render import Renderer
+from gpu_glossary.sanitize import elements
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")

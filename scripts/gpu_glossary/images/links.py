@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .atomic import write_text_atomic
-from .glossary import SOURCE_LANG, Glossary
-from .page import Page, Problem, resolve_link
-from .svg_check import svg_problems
+from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.page import Page, Problem, resolve_link
+from gpu_glossary.images.svg_check import svg_problems
 
 IMAGES = "images"
 LIGHT, DARK = "#only-light", "#only-dark"

@@ -54,7 +54,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
     def _send_live(self) -> None:
         """The reload script, or (long poll) the build state once it differs from `since`."""
-        from .live import RELOAD_SCRIPT
+        from gpu_glossary.site.live import RELOAD_SCRIPT
 
         url = urllib.parse.urlsplit(self.path)
         if url.path == LIVE_PREFIX + "reload.js":

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .page import Page, mask_inline_code, resolve_link
+from gpu_glossary.page import Page, mask_inline_code, resolve_link
 
 _LINK_TARGET = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?)([^)\s>]*)")
 _HEADING = re.compile(r"^(#{1,6}[ \t]+)(.*?)[ \t]*(?:\{[^}]*\})?[ \t]*$")
@@ -128,3 +129,19 @@ def llms_txt(site_name: str, summary: str, pages: list[SitePage], site_url: str,
             out.extend(f"- [{p.title}]({site_url}{twin_url(p.url)}): {p.summary}\n" for p in members)
     out.append(f"\n## Optional\n\n- [llms-full.txt]({site_url}llms-full.txt): {full_text_label}\n")
     return "".join(out)
+
+
+def write_llms_files(site_dir: Path, site_name: str, site_url: str, home_summary: str, pages: list[SitePage],
+                     words: dict[str, str]) -> None:
+    """Each page's Markdown twin beside its HTML, then llms.txt and llms-full.txt at the root."""
+    home = next((p for p in pages if p.page.rel == "index.md"), None)
+    if home is not None:
+        home_summary = home.summary
+    by_rel = {p.page.rel: p for p in pages}
+    for site_page in pages:
+        target = site_dir / twin_url(site_page.url)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(markdown_twin(site_page, by_rel, site_url), encoding="utf-8")
+    (site_dir / "llms.txt").write_text(
+        llms_txt(site_name, home_summary, pages, site_url, words["full_text"], words["overview"]), encoding="utf-8")
+    (site_dir / "llms-full.txt").write_text(llms_full(site_name, home_summary, pages, site_url), encoding="utf-8")

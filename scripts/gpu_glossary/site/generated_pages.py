@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .glossary import SOURCE_LANG, Glossary
-from .i18n import strings
-from .page import front_matter_block
-from .terminology import Terminology
+from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.site.i18n import strings
+from gpu_glossary.page import front_matter_block
+from gpu_glossary.terminology import Terminology
 
 
 def _front_matter(title: str, summary: str) -> str:

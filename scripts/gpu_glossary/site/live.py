@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import BuildError, build_site
-from .glossary import LANGUAGES, SOURCE_LANG
+from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
 
 WATCHED = ("glossary", "overrides", "mkdocs.yml", "mkdocs.zh.yml")
 
@@ -89,6 +89,7 @@ class LivePreview:
         self.site_url = site_url
         self.state = BuildState()
         self._changed = threading.Condition()
+        self.watching = threading.Event()  # set once the watcher sees the files: edits from then on count
         self._log = log or (lambda message: print(message, file=sys.stderr, flush=True))
 
     def rebuild(self, languages: tuple[str, ...] = LANGUAGES) -> bool:
@@ -116,8 +117,11 @@ class LivePreview:
         import watchfiles
 
         paths = [self.root / name for name in WATCHED if (self.root / name).exists()]
-        for changes in watchfiles.watch(*paths, stop_event=stop, debounce=300, step=50,
+        # yield_on_timeout: the first (empty) batch arrives once the watcher is in place.
+        for changes in watchfiles.watch(*paths, stop_event=stop, debounce=300, step=50, rust_timeout=200,
+                                        yield_on_timeout=True,
                                         watch_filter=lambda change, path: not Path(path).name.startswith(".")):
+            self.watching.set()
             languages = languages_for(self.root, {Path(path) for _, path in changes})
             if languages:
                 names = ", ".join(sorted(Path(path).name for _, path in changes)[:3])

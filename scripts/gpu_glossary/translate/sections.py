@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import accumulate
 
-from .page import Page, front_matter_block
+from gpu_glossary.page import Page, front_matter_block
 
 SECTION_HASHES_KEY = "section_hashes"
 TRANSLATED_KEYS = ("title", "summary", "aliases")

@@ -1,0 +1,1 @@
+"""Images: finding, checking and repairing image links, localizing remote images, safe SVGs."""

@@ -1,0 +1,1 @@
+"""The site: the MkDocs plugin and Markdown extension, generated pages, llms.txt, building and serving."""

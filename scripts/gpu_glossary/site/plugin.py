@@ -1,0 +1,191 @@
+"""The MkDocs plugin that turns the glossary folders into one language's site.
+
+One plugin serves both builds (English `mkdocs.yml`, Chinese `mkdocs.zh.yml`, which
+inherits it); the language comes from `theme.language`. Each MkDocs event has one hook
+here, and each hook hands the work to the module that owns it:
+
+- `files`: images, untranslated fallbacks, generated pages;
+- `term_index`: link previews, abbreviations, "Referenced by", search weight;
+- `theme_context`: language links, notices, edit and report links for the overrides;
+- `gpu_glossary.sanitize` and `csp`: only allowlisted HTML, under a content security policy;
+- `llms`, `search_index`, `material_fixes`: what is written after the build.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+
+from gpu_glossary.check import check_glossary
+from gpu_glossary.examples.model import load_runs, with_provenance
+from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
+from gpu_glossary.page import Page, Problem, parse_page
+from gpu_glossary.sanitize import cached_html_problems, sanitize
+from gpu_glossary.site.csp import with_policy
+from gpu_glossary.site.files import ExtraFiles, add_extra_files
+from gpu_glossary.site.i18n import strings
+from gpu_glossary.site.llms import SitePage, write_llms_files
+from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
+from gpu_glossary.site.material_fixes import patch_alternate_lookup, unwrap_whitespace_spans
+from gpu_glossary.site.search_index import rewrite_index, write_jieba_dictionary
+from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
+from gpu_glossary.site.theme_context import edit_url, report_url, template_data
+from gpu_glossary.terminology import TerminologyError, load_terminology
+
+log = logging.getLogger(f"mkdocs.plugins.{__name__}")
+
+
+def _refuse(problems: list[Problem], what: str) -> None:
+    """Stop the build with the checker's `path:line` messages rather than MkDocs' vaguer ones."""
+    for problem in problems:
+        log.error(str(problem))
+    if problems:
+        raise PluginError(f"{len(problems)} error(s) in the glossary {what} (listed above); "
+                          "`gpu-glossary check` shows them too")
+
+
+class GlossaryPluginConfig(Config):
+    branch = config_options.Type(str, default="main")
+
+
+class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
+    def __init__(self):
+        self.state = GlossaryState()
+        self.glossary: Glossary | None = None
+        self.lang = SOURCE_LANG
+        self.extra = ExtraFiles()
+        self.backlinks: dict[str, list[str]] = {}
+        self.site_pages: list = []
+        self.nav_order: list[str] = []
+        self.root_site_url = ""
+        self.jieba_dict: Path | None = None
+        self.unsafe_html: list[Problem] = []
+
+    @event_priority(100)  # before Material's search plugin reads jieba_dict_user
+    def on_config(self, config):
+        self.lang = config.theme.get("language") or SOURCE_LANG
+        if self.lang not in LANGUAGES:
+            raise PluginError(f"theme.language '{self.lang}' is not one of the glossary's languages {LANGUAGES}")
+        root = Path(config.config_file_path).resolve().parent
+        self.glossary = load_glossary(root)
+        try:
+            self.terminology = load_terminology(self.glossary.terminology_path)
+        except TerminologyError as exc:
+            raise PluginError(str(exc)) from None
+        # The sanitizer's verdict waits for on_page_content, which judges the HTML really built.
+        _refuse([p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
+                "pages")
+        self.runs = load_runs(root)
+        expected_docs = self.glossary.lang_dir(self.lang).resolve()
+        if Path(config.docs_dir).resolve() != expected_docs:
+            raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
+        # repo_url is set once, in mkdocs.yml; each language edits its own folder.
+        config.edit_uri = f"edit/{self.config.branch}/glossary/{self.lang}/"
+        site_url, prefix = config.site_url or "", url_prefix(self.lang)
+        if prefix and site_url and not site_url.endswith("/" + prefix):
+            site_url += prefix  # the Chinese build inherits the English site_url
+        config.site_url = site_url or None
+        self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
+        if self.lang == "zh":
+            self.jieba_dict = write_jieba_dictionary(config, self.terminology)
+        config.markdown_extensions.append(GlossaryExtension(self.state))
+        return config
+
+    def on_files(self, files: Files, config) -> Files:
+        self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology)
+        self.backlinks = index_terms(self.glossary, self.lang, self.state)
+        return files
+
+    def on_nav(self, nav, config, files):
+        """Section titles come from each section's index page, so they follow the language."""
+        self.nav_order = [page.file.src_uri for page in nav.pages]
+        for item in nav.items:
+            if getattr(item, "is_section", False):
+                index = next((c for c in item.children if getattr(c, "is_page", False) and c.file.src_uri.endswith("/index.md")), None)
+                model = self.glossary.resolved_page(self.lang, index.file.src_uri) if index else None
+                if model and model.title:
+                    item.title = model.title
+        return nav
+
+    def on_page_markdown(self, markdown: str, page, config, files) -> str:
+        rel = page.file.src_uri
+        self.state.page_rel = rel
+        if rel in self.extra.untranslated:
+            page.meta["gg_status"] = "untranslated"
+            page.meta["search"] = {"exclude": True}  # keeps English text out of the Chinese index
+        elif self.lang != SOURCE_LANG and self.glossary.translation_status(self.lang, rel) == "stale":
+            page.meta["gg_status"] = "stale"
+        model = self.glossary.resolved_page(self.lang, rel)
+        if model is not None and model.body == markdown:
+            markdown = with_provenance(model, self.runs, strings(self.lang))
+        if self.backlinks.get(rel) and rel not in self.extra.generated:
+            markdown = with_referenced_by(markdown, rel, self.backlinks[rel], self.glossary, self.lang)
+        return markdown
+
+    def on_page_content(self, html: str, page, config, files) -> str:
+        """Publish only what the sanitizer allows; anything it removes fails the build (on_env)."""
+        html = unwrap_whitespace_spans(html)
+        self.unsafe_html.extend(cached_html_problems(self._source_page(page.file.src_uri), html))
+        return sanitize(html)
+
+    def on_env(self, env, config, files):
+        """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here."""
+        problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
+        _refuse(problems, "pages' HTML")
+        return env
+
+    def on_page_context(self, context, page, config, nav):
+        rel = page.file.src_uri
+        add_search_terms(page.meta, self.glossary, self.lang, rel, len(self.backlinks.get(rel, [])))
+        if rel in self.extra.untranslated:
+            page.edit_url = edit_url(config, self.config.branch, SOURCE_LANG, rel)
+        elif rel in self.extra.generated:
+            page.edit_url = None
+        context["gg"] = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".",
+                                      page.url, page.meta.get("gg_status"))
+        context["gg"]["report_url"] = report_url(config, self.lang, page)
+        self.site_pages.append(page)
+        return context
+
+    def on_template_context(self, context, template_name, config):
+        context["gg"] = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".", None, None)
+        return context
+
+    def on_post_page(self, output: str, page, config) -> str:
+        return with_policy(output)
+
+    def on_post_template(self, output_content: str, template_name: str, config) -> str:
+        return with_policy(output_content) if template_name.endswith(".html") else output_content
+
+    @event_priority(-50)  # after Material's search plugin has written its index
+    def on_post_build(self, config) -> None:
+        site_dir = Path(config.site_dir)
+        patch_alternate_lookup(site_dir)
+        index = site_dir / "search" / "search_index.json"
+        if index.is_file():
+            rewrite_index(index)
+        order = {rel: index for index, rel in enumerate(self.nav_order)}
+        pages = []
+        for page in sorted(self.site_pages, key=lambda p: order.get(p.file.src_uri, len(order))):
+            model = self._source_page(page.file.src_uri)
+            section = page.parent.title if page.parent else ""
+            pages.append(SitePage(model, page.url, model.title or page.title or "", model.summary, section))
+        write_llms_files(site_dir, config.site_name, config.site_url or "", config.site_description or "", pages,
+                         strings(self.lang))
+        if self.jieba_dict:
+            self.jieba_dict.unlink(missing_ok=True)
+            self.jieba_dict = None
+        self.site_pages = []
+
+    def _source_page(self, rel: str) -> Page:
+        """The page model behind a built page: its file, the English fallback or generated text."""
+        generated = self.extra.generated.get(rel)
+        if generated is not None:
+            return parse_page(generated, Path(rel), f"{rel} (generated by the gpu_glossary plugin)", rel, self.lang)
+        return self.glossary.resolved_page(self.lang, rel)

@@ -1,0 +1,65 @@
+"""What each page knows about the others: previews, abbreviations, backlinks, search weight."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+
+from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.page import resolve_link
+from gpu_glossary.site.generated_pages import escape_markdown
+from gpu_glossary.site.i18n import strings
+from gpu_glossary.site.markdown_ext import GlossaryState, TermInfo
+
+
+def index_terms(glossary: Glossary, lang: str, state: GlossaryState) -> dict[str, list[str]]:
+    """Fill in summaries for link previews and abbreviations; return who links to each page."""
+    state.terms.clear()
+    state.abbreviations.clear()
+    for page in glossary.term_pages(lang):
+        english = glossary.page(SOURCE_LANG, page.rel) or page
+        state.terms[page.rel] = TermInfo(page.title, page.summary)
+        if page.abbreviation and page.abbreviation != page.title:
+            expansion = page.title
+            if english.title and english.title not in expansion:
+                expansion = f"{expansion}（{english.title}）"
+            state.abbreviations[page.abbreviation] = expansion
+    backlinks = defaultdict(list)
+    for rel in sorted(set(glossary.pages[SOURCE_LANG]) | set(glossary.pages[lang])):
+        for link in glossary.resolved_page(lang, rel).links():
+            target = link.target.split("#")[0]
+            if link.is_image or not target.endswith(".md") or "://" in target:
+                continue
+            target_rel = resolve_link(rel, target)
+            if target_rel != rel and rel not in backlinks[target_rel]:
+                backlinks[target_rel].append(rel)
+    return dict(backlinks)
+
+
+def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: Glossary, lang: str) -> str:
+    """Append the "Referenced by" list; search skips it (a list of titles only adds weight)."""
+    items = []
+    for source in referrers:
+        link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
+        items.append(f"- [{escape_markdown(glossary.resolved_page(lang, source).title)}]({link})")
+    heading = f"## {strings(lang)['referenced_by']} {{#referenced-by data-search-exclude}}"
+    return markdown.rstrip() + f"\n\n{heading}\n\n" + "\n".join(items) + "\n"
+
+
+def add_search_terms(meta: dict, glossary: Glossary, lang: str, rel: str, referrers: int) -> None:
+    """Help search put a term's own page first.
+
+    The term's names become search tags (Material weighs tags far above text), and pages
+    that many others link to get a higher boost: Material matches prefixes, so "warp" also
+    hits the rarer "Warpgroup", and how often a page is referenced is what tells the
+    central term from its neighbours.
+    """
+    model = glossary.resolved_page(lang, rel)
+    if model is None or not model.section or model.is_index:
+        return
+    english = glossary.page(SOURCE_LANG, rel) or model
+    # Aliases stay out: "warp group" would make "warp" find Warpgroup as strongly as Warp.
+    meta["tags"] = list(dict.fromkeys(name for name in (model.title, english.title, model.abbreviation) if name))
+    search = meta.setdefault("search", {})
+    if isinstance(search, dict) and not search.get("exclude"):
+        search.setdefault("boost", round(1 + referrers / 10, 2))
