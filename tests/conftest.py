@@ -34,8 +34,17 @@ def project(tmp_path: Path) -> Path:
     return copy_project(tmp_path / "project")
 
 
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A throwaway small project (below): for tests of the build machinery, not the content."""
+    return small_project(tmp_path / "small")
+
+
 SMALL_NAV = """nav:
   - index.md
+  - Device software:
+      - device-software/index.md
+      - device-software/warp.md
   - Performance:
       - perf/index.md
       - perf/alpha.md
@@ -46,7 +55,7 @@ SMALL_NAV = """nav:
 
 
 def small_project(target: Path) -> Path:
-    """The real configuration, theme and plugin with a two-term glossary: builds in seconds,
+    """The real configuration, theme and plugin with a three-term glossary: builds in seconds,
     for tests of the build machinery rather than of the content."""
     target.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "overrides", target / "overrides")
@@ -61,6 +70,9 @@ def small_project(target: Path) -> Path:
         "perf/index.md": ("Performance", "The section.", "Read [alpha](alpha.md), then [beta](beta.md)."),
         "perf/alpha.md": ("Alpha", "The first term.", "Alpha comes before [beta](beta.md)."),
         "perf/beta.md": ("Beta", "The second term.", "Beta comes after [alpha](alpha.md)."),
+        # The page the new-term template links to.
+        "device-software/index.md": ("Device software", "The other section.", "See [warp](warp.md)."),
+        "device-software/warp.md": ("Warp", "A third term.", "A warp reads [alpha](../perf/alpha.md)."),
     }
     for lang, suffix in (("en", ""), ("zh", "（中文）")):
         for rel, (title, summary, body) in pages.items():
@@ -109,14 +121,14 @@ def site(tmp_path_factory) -> ServedSite:
 
 @pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory) -> ServedSite:
-    """The glossary with one Chinese page removed (untranslated), one English page edited (stale),
-    and one term started with `gpu-glossary new` (NEW_TERM, after perf/tiling.md)."""
+    """The small project with its Chinese beta page removed (untranslated), its English alpha
+    page edited (stale), and one term started with `gpu-glossary new` (NEW_TERM, after alpha)."""
     from gpu_glossary.new_term import create_term
 
-    root = copy_project(tmp_path_factory.mktemp("fixture") / "project")
-    create_term(root, NEW_TERM, "Example new term", after="tiling")
-    (root / "glossary/zh/perf/occupancy.md").unlink()
-    english = root / "glossary/en/device-software/warp.md"
+    root = small_project(tmp_path_factory.mktemp("fixture") / "project")
+    create_term(root, NEW_TERM, "Example new term", after="alpha")
+    (root / "glossary/zh/perf/beta.md").unlink()
+    english = root / "glossary/en/perf/alpha.md"
     english.write_text(english.read_text(encoding="utf-8") + "\nAn added English sentence.\n", encoding="utf-8")
     served = serve_built(root, root / "site")
     yield served

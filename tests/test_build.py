@@ -41,21 +41,21 @@ def test_edit_links_point_at_the_file_of_that_language(site):
 
 
 def test_untranslated_page_shows_english_under_notice_and_stays_out_of_chinese_search(fixture_site):
-    html = read(fixture_site, "zh/perf/occupancy/index.html")
+    html = read(fixture_site, "zh/perf/beta/index.html")
     assert 'data-gg-notice="untranslated"' in html
     assert '<div lang="en">' in html
-    assert "edit/main/glossary/en/perf/occupancy.md" in html
+    assert "edit/main/glossary/en/perf/beta.md" in html
     zh_index = json.loads(read(fixture_site, "zh/search/search_index.json"))
     locations = {doc["location"].split("#")[0] for doc in zh_index["docs"]}
-    assert "perf/occupancy/" not in locations
-    assert "device-software/warp/" in locations
+    assert "perf/beta/" not in locations
+    assert "perf/alpha/" in locations
 
 
 def test_stale_page_shows_notice_linking_to_english(fixture_site):
-    html = read(fixture_site, "zh/device-software/warp/index.html")
+    html = read(fixture_site, "zh/perf/alpha/index.html")
     assert 'data-gg-notice="stale"' in html
-    assert re.search(r'data-gg-notice="stale">\s*<p>[^<]*<a href="(\.\./)+device-software/warp/" hreflang="en">', html)
-    assert 'data-gg-notice' not in read(fixture_site, "zh/device-software/kernel/index.html")
+    assert re.search(r'data-gg-notice="stale">\s*<p>[^<]*<a href="(\.\./)+perf/alpha/" hreflang="en">', html)
+    assert 'data-gg-notice' not in read(fixture_site, "zh/perf/index.html")
 
 
 def test_search_indexes_hold_only_their_language(site):
@@ -113,18 +113,18 @@ def test_referenced_by_lists_pages_linking_here(site):
     assert "引用本页的页面" in zh_html
 
 
-def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(project):
+def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):
     import pytest
 
     from gpu_glossary.site.build import BuildError, build_site
 
-    site_dir = project / "site"
-    build_site(project, site_dir=site_dir)
+    site_dir = small / "site"
+    build_site(small, site_dir=site_dir)
     before = (site_dir / "device-software/warp/index.html").read_bytes()
-    page = project / "glossary/en/device-software/warp.md"
+    page = small / "glossary/en/device-software/warp.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n[broken](nowhere.md)\n", encoding="utf-8")
     with pytest.raises(BuildError) as failure:
-        build_site(project, site_dir=site_dir)
+        build_site(small, site_dir=site_dir)
     line = page.read_text(encoding="utf-8").count("\n")
     assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)
     assert (site_dir / "device-software/warp/index.html").read_bytes() == before

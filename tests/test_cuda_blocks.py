@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gpu_glossary.cache import cache_dir
 from gpu_glossary.examples.runner import find_nvcc
 from gpu_glossary.examples.model import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
 from gpu_glossary.glossary import load_glossary
@@ -24,7 +25,7 @@ from gpu_glossary.glossary import load_glossary
 from conftest import ROOT
 
 SKIP_MARKER = "nvcc: skip"
-COMPILED_CACHE = "gpu-glossary/cuda-blocks-compiled"
+COMPILED_CACHE = "nvcc-compiled"
 # NVIDIA's nvml.h, from the nvidia-nvml-dev wheel, for toolkits installed without it.
 NVML_INCLUDE = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include"
 
@@ -45,7 +46,16 @@ def test_pages_have_cuda_blocks_to_compile():
     assert sum(1 for _ in cuda_blocks()) >= 4
 
 
-def test_every_cuda_block_compiles(tmp_path, request):
+def compiler_identity(nvcc: str, includes: list[str]) -> str:
+    """Everything besides the code and flags that decides whether a block compiles: nvcc's and
+    the host compiler's versions and the extra headers' bytes."""
+    parts = [subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout]
+    parts.append(subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout)
+    parts += [(NVML_INCLUDE / "nvml.h").read_text(encoding="utf-8", errors="replace") for _ in includes]
+    return "\0".join(parts)
+
+
+def test_every_cuda_block_compiles(tmp_path):
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.fail("nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit to check CUDA code")
@@ -55,13 +65,17 @@ def test_every_cuda_block_compiles(tmp_path, request):
         if fence.marker != SKIP_MARKER:
             distinct.setdefault((fence.code, tuple(flags)), []).append(f"{page.display_path}:{fence.line}")
     includes = [f"-I{NVML_INCLUDE}"] if (NVML_INCLUDE / "nvml.h").is_file() else []
-    # A block that compiled with this very nvcc, these flags and this code compiles again:
-    # pytest's cache (.pytest_cache/) remembers successes, so a re-run compiles what changed.
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
-    def key(code, flags):
-        return hashlib.sha256("\0".join([version, *includes, *flags, code]).encode("utf-8")).hexdigest()
-    compiled = set(request.config.cache.get(COMPILED_CACHE, [])) if request.config.cache else set()
-    todo = {block: locations for block, locations in distinct.items() if key(*block) not in compiled}
+    # Like ccache: a block that compiled with this very compiler, these flags and this code
+    # compiles again, so a success is remembered in the on-disk cache (gpu_glossary.cache,
+    # ~/.cache/gpu-glossary/) and a re-run compiles only what changed. Failures are never kept.
+    identity = compiler_identity(nvcc, includes)
+    folder = cache_dir()
+
+    def marker(code: str, flags: tuple[str, ...]) -> Path | None:
+        digest = hashlib.sha256("\0".join([identity, *includes, *flags, code]).encode("utf-8")).hexdigest()
+        return folder / COMPILED_CACHE / digest if folder else None
+
+    todo = {block: places for block, places in distinct.items() if not (marker(*block) and marker(*block).exists())}
 
     def compile_block(item):
         index, ((code, flags), locations) = item
@@ -69,15 +83,19 @@ def test_every_cuda_block_compiles(tmp_path, request):
         source.write_text(code + "\n", encoding="utf-8")
         command = [nvcc, *flags, *includes, "-c", str(source), "-o", str(tmp_path / f"block{index}.o")]
         result = subprocess.run(command, capture_output=True, text=True)
-        return None if result.returncode == 0 else f"{', '.join(locations)}: does not compile:\n{result.stderr.strip()}"
+        if result.returncode != 0:
+            return f"{', '.join(locations)}: does not compile:\n{result.stderr.strip()}"
+        remembered = marker(code, flags)
+        if remembered:
+            try:
+                remembered.parent.mkdir(parents=True, exist_ok=True)
+                remembered.touch()
+            except OSError:
+                pass  # a read-only cache only costs speed
+        return None
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        results = list(pool.map(compile_block, enumerate(todo.items())))
-    if request.config.cache:
-        now_good = {key(*block) for block, failure in zip(todo, results) if failure is None}
-        current = {key(*block) for block in distinct}  # forget blocks no page has any more
-        request.config.cache.set(COMPILED_CACHE, sorted((compiled | now_good) & current))
-    failures = [f for f in results if f]
+        failures = [f for f in pool.map(compile_block, enumerate(todo.items())) if f]
     assert not failures, "\n\n".join(failures)
 
 

@@ -58,7 +58,7 @@ def test_after_names_the_position_and_an_unknown_one_is_refused():
 
 
 def test_the_new_term_appears_in_the_built_navigation(fixture_site):
-    html = (fixture_site.dir / "perf/tiling/index.html").read_text(encoding="utf-8")
+    html = (fixture_site.dir / "perf/alpha/index.html").read_text(encoding="utf-8")
     assert f'href="../{NEW_TERM.split("/")[1]}/"' in html
     assert "Example new term" in html
     assert (fixture_site.dir / NEW_TERM / "index.html").is_file()

@@ -172,18 +172,18 @@ def test_checker_renders_with_the_builds_markdown_extensions():
         assert options == {name: value for name, value in config.mdx_configs.items() if value}
 
 
-def test_the_build_refuses_a_hostile_page_with_the_checkers_messages(project):
+def test_the_build_refuses_a_hostile_page_with_the_checkers_messages(small):
     """The issue's own example: each of these passed the old pattern-based checker."""
-    site_dir = project / "site"
-    page = project / "glossary/en/device-software/warp.md"
+    site_dir = small / "site"
+    page = small / "glossary/en/device-software/warp.md"
     page.write_text(page.read_text(encoding="utf-8") + (
         '\nBody <a href="&#106;avascript:alert(8)">w</a> and <a href="jav&#x09;ascript:alert(6)">z</a>.\n\n'
         'Para two.\n{: onclick="alert(7)" }\n\n'
         'Link to [q](../device-software/warp.md){: onmouseover="alert(9)" }.\n'), encoding="utf-8")
-    checked = sorted(str(p) for p in run_check(project) if p.severity == "error")
+    checked = sorted(str(p) for p in run_check(small) if p.severity == "error")
     assert len(checked) == 4 and all(p.startswith("glossary/en/device-software/warp.md:") for p in checked), checked
     with pytest.raises(BuildError) as failure:
-        build_site(project, site_dir=site_dir)
+        build_site(small, site_dir=site_dir)
     for problem in checked:
         assert problem in str(failure.value)
     assert not site_dir.exists()  # nothing was published

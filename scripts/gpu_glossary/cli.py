@@ -14,7 +14,7 @@ from gpu_glossary.check import github_annotation, group_by_severity, run_check
 from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
-from gpu_glossary.translate import translator as translator_defaults
+from gpu_glossary.translate import defaults as translator_defaults
 
 
 def _root() -> Path:

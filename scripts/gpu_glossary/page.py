@@ -18,6 +18,8 @@ from urllib.parse import unquote
 import frontmatter
 import yaml
 
+from gpu_glossary import fast_yaml
+
 SECTIONS = ("device-hardware", "device-software", "host-software", "perf")
 SOURCE_HASH_KEY = "source_hash"
 
@@ -353,7 +355,10 @@ def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) ->
     # `front` starts with the newline that ends the opening '---' line: its line 0 is file line 1.
     page.meta_lines = _meta_key_lines(front, 1)
     try:
-        meta = yaml.load(front, Loader=_FrontMatterLoader)
+        if fast_yaml.has_anchors_or_repeated_keys(front):
+            meta = yaml.load(front, Loader=_FrontMatterLoader)  # raises with the line and reason
+        else:
+            meta = fast_yaml.load(front, _FrontMatterLoader)
     except FrontMatterRefused as exc:
         page.problems.append(page.problem(1 + exc.problem_mark.line, exc.problem))
         return page

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from gpu_glossary.fast_yaml import compose_and_load
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -54,8 +56,7 @@ def load_terminology(path: Path) -> Terminology:
     except OSError as exc:
         raise TerminologyError(f"{path}: cannot read terminology file: {exc.strerror}") from None
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        node, data = compose_and_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.fast_yaml import compose_and_load
 from gpu_glossary.page import SOURCE_HASH_KEY, Fence, Page, Problem, parse_page, source_hash, with_front_matter
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, section_hashes
 
@@ -318,8 +319,8 @@ def load_runs(root: Path) -> Runs:
     display = RUNS_FILE
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text) or {}
+        node, data = compose_and_load(text)
+        data = data or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         runs.problems.append(Problem(display, 1 + mark.line if mark else 1, "error", f"recorded runs do not parse: {exc}"))

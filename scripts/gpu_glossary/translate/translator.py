@@ -30,14 +30,9 @@ from gpu_glossary.translate.prompt import retry_note, system_message
 from gpu_glossary.render import Renderer
 from gpu_glossary.terminology import Terminology
 from gpu_glossary.translate.checks import markup_differences, parse_translation, structure_problems
+from gpu_glossary.translate.defaults import DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_PRICES
 
 TARGET_LANG = "zh"
-DEFAULT_BASE_URL = "https://api.deepseek.com"
-DEFAULT_MODEL = "deepseek-flash"
-DEFAULT_CONCURRENCY = 256
-# USD per million tokens, for estimates only (DeepSeek's published list prices; override
-# with --price-input/--price-cached/--price-output for another provider).
-DEFAULT_PRICES = {"input": 0.28, "cached": 0.028, "output": 0.42}
 OVERLOADED = (429, 503)  # the server asks for fewer requests at once
 
 
