@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from gpu_glossary.glossary import load_glossary
 
 from conftest import ROOT
@@ -114,8 +116,6 @@ def test_referenced_by_lists_pages_linking_here(site):
 
 
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):
-    import pytest
-
     from gpu_glossary.site.build import BuildError, build_site
 
     site_dir = small / "site"
