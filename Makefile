@@ -27,6 +27,7 @@ benchmark: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python benchmarks/build_benchmark.py
 	$(BIN)/python benchmarks/translate_benchmark.py
 	$(BIN)/python benchmarks/page_weight_benchmark.py
+	$(BIN)/python benchmarks/live_reload_benchmark.py
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
