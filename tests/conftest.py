@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -90,17 +91,21 @@ def small_project(target: Path) -> Path:
 
 
 class ServedSite:
-    def __init__(self, server, site_dir: Path):
+    """A built site served on 127.0.0.1. `built_for` is the address it was built for (its
+    sitemap, hreflang and llms.txt links); `url` is where this process serves it."""
+
+    def __init__(self, server, site_dir: Path, built_for: str | None = None):
         self.server = server
         self.dir = site_dir
         self.url = f"http://127.0.0.1:{server.server_address[1]}/"
+        self.built_for = built_for or self.url
 
     def page_urls(self, lang_prefix: str = "") -> list[str]:
-        """Every page of one language, from its sitemap."""
+        """Every page of one language, from its sitemap, at the address it is served on."""
         import re
 
         sitemap = (self.dir / lang_prefix / "sitemap.xml").read_text(encoding="utf-8")
-        return re.findall(r"<loc>([^<]+)</loc>", sitemap)
+        return [self.url + loc.removeprefix(self.built_for) for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
 
 
 def serve_built(root: Path, site_dir: Path) -> ServedSite:
@@ -111,10 +116,31 @@ def serve_built(root: Path, site_dir: Path) -> ServedSite:
     return served
 
 
+# The full glossary takes the longest to build; every test process of a run (pytest-xdist
+# workers) shares one build, made for this address, and serves it on a port of its own. No page
+# may fetch anything from the address it was built for: the browser tests count such a request
+# as one that leaves 127.0.0.1.
+FULL_SITE_ADDRESS = "https://gpu-glossary.test/"
+
+
+def run_temp(tmp_path_factory) -> Path:
+    """The temporary folder of this run, shared by its xdist workers (each has a subfolder)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> ServedSite:
-    """The real glossary, built for and served on 127.0.0.1."""
-    served = serve_built(ROOT, tmp_path_factory.mktemp("site") / "site")
+    """The real glossary, built once per run and served on 127.0.0.1."""
+    from filelock import FileLock
+
+    shared = run_temp(tmp_path_factory)
+    site_dir, done = shared / "full-site", shared / "full-site.built"
+    with FileLock(str(shared / "full-site.lock")):
+        if not done.exists():  # the first worker builds; a failed build is tried again by the next
+            build_site(ROOT, site_dir=site_dir, site_url=FULL_SITE_ADDRESS)
+            done.touch()
+    served = ServedSite(serve_in_background(site_dir), site_dir, FULL_SITE_ADDRESS)
     yield served
     served.server.shutdown()
 

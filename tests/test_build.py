@@ -29,8 +29,8 @@ def test_both_languages_built_with_their_own_sitemaps_and_404(site):
 
 def test_every_page_has_hreflang_alternates_for_both_languages(site):
     html = read(site, "zh/device-software/warp/index.html")
-    assert f'<link rel="alternate" hreflang="en" href="{site.url}device-software/warp/">' in html
-    assert f'<link rel="alternate" hreflang="zh" href="{site.url}zh/device-software/warp/">' in html
+    assert f'<link rel="alternate" hreflang="en" href="{site.built_for}device-software/warp/">' in html
+    assert f'<link rel="alternate" hreflang="zh" href="{site.built_for}zh/device-software/warp/">' in html
     for path in site.dir.rglob("index.html"):
         text = path.read_text(encoding="utf-8")
         assert text.count('hreflang="en" href=') == 1 and text.count('hreflang="zh" href=') == 1, path
@@ -89,9 +89,9 @@ def test_llms_files_and_markdown_twins(site):
     assert_llms_txt_format(llms)
     assert_llms_txt_format(read(site, "zh/llms.txt"))
     assert "\n## Overview\n\n- [GPU Glossary](" in llms
-    assert f"[Warp]({site.url}device-software/warp/index.md)" in llms
+    assert f"[Warp]({site.built_for}device-software/warp/index.md)" in llms
     zh_llms = read(site, "zh/llms.txt")
-    assert f"({site.url}zh/device-software/warp/index.md)" in zh_llms and "线程束" in zh_llms
+    assert f"({site.built_for}zh/device-software/warp/index.md)" in zh_llms and "线程束" in zh_llms
     twin = read(site, "device-software/warp/index.md")
     assert twin.startswith("# Warp\n")
     full = read(site, "llms-full.txt")
@@ -144,7 +144,7 @@ def test_edit_and_report_links_name_the_right_file_and_page(site):
         assert parts.path == "/gpu-glossary/gpu-glossary/issues/new"
         query = parse_qs(parts.query)
         assert query["template"] == ["page-error.yml"]
-        assert query["page"] == [f"{site.url}{prefix}device-software/warp/"]
+        assert query["page"] == [f"{site.built_for}{prefix}device-software/warp/"]
         assert query["language"] == [language]
         assert query["title"][0].endswith("线程束" if lang == "zh" else "Warp")
 
