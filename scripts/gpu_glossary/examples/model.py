@@ -5,7 +5,7 @@ A block is runnable when it is a complete program: a ```cuda block with `main`, 
 ```python block that imports torch, triton or cupy, or any block marked with an
 `<!-- example … -->` comment on the line above its fence. Its output block is the
 ```text fence right under it (only blank lines between). Runs happen on a GPU
-(`example_runner`) and land in one file, `glossary/runs.yml`; everything here works
+(`examples.runner`) and land in one file, `glossary/runs.yml`; everything here works
 without a GPU, so CI can check that code and shown output have not drifted apart.
 """
 
