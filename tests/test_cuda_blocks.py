@@ -47,12 +47,12 @@ def test_pages_have_cuda_blocks_to_compile():
 
 
 def compiler_identity(nvcc: str, includes: list[str]) -> str:
-    """Everything besides the code and flags that decides whether a block compiles: nvcc's and
-    the host compiler's versions and the extra headers' bytes."""
+    """A hash of everything besides the code and flags that decides whether a block compiles:
+    nvcc's and the host compiler's versions and the extra headers' bytes."""
     parts = [subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout]
     parts.append(subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout)
     parts += [(NVML_INCLUDE / "nvml.h").read_text(encoding="utf-8", errors="replace") for _ in includes]
-    return "\0".join(parts)
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
 def test_every_cuda_block_compiles(tmp_path):
@@ -75,7 +75,8 @@ def test_every_cuda_block_compiles(tmp_path):
         digest = hashlib.sha256("\0".join([identity, *includes, *flags, code]).encode("utf-8")).hexdigest()
         return folder / COMPILED_CACHE / digest if folder else None
 
-    todo = {block: places for block, places in distinct.items() if not (marker(*block) and marker(*block).exists())}
+    markers = {block: marker(*block) for block in distinct}
+    todo = {block: places for block, places in distinct.items() if not (markers[block] and markers[block].exists())}
 
     def compile_block(item):
         index, ((code, flags), locations) = item
@@ -85,7 +86,7 @@ def test_every_cuda_block_compiles(tmp_path):
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             return f"{', '.join(locations)}: does not compile:\n{result.stderr.strip()}"
-        remembered = marker(code, flags)
+        remembered = markers[(code, flags)]
         if remembered:
             try:
                 remembered.parent.mkdir(parents=True, exist_ok=True)
