@@ -135,7 +135,7 @@ class FakeOpenAI(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
     def start(self) -> "FakeOpenAI":
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def stop(self) -> None:

@@ -191,7 +191,7 @@ class _ImageServer(BaseHTTPRequestHandler):
 @pytest.fixture
 def image_server():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageServer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -13,8 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from gpu_glossary.check import run_check
+from gpu_glossary.cli import main as cli_main
 from fake_openai import FakeOpenAI, page_document
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
@@ -53,15 +56,38 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | None = KEY, timeout: float = 120):
-    env = {k: v for k, v in os.environ.items() if k != "DEEPSEEK_API_KEY"}
-    if key is not None:
-        env["DEEPSEEK_API_KEY"] = key
+def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | None = KEY, timeout: float = 120,
+              script: bool = False) -> subprocess.CompletedProcess:
+    """Run the translate command in `project`: in this process by default (the openai package
+    takes about 2 s to import, once), or with `script=True` as `python scripts/translate.py`
+    in a process of its own. Either way the real command talks to `server` through `openai`."""
     base = ["--base-url", server.url] if server else []
-    result = subprocess.run([sys.executable, str(SCRIPT), *base, *args], cwd=project, env=env,
-                            capture_output=True, text=True, timeout=timeout)
+    if script:
+        env = {k: v for k, v in os.environ.items() if k != "DEEPSEEK_API_KEY"}
+        if key is not None:
+            env["DEEPSEEK_API_KEY"] = key
+        result = subprocess.run([sys.executable, str(SCRIPT), *base, *args], cwd=project, env=env,
+                                capture_output=True, text=True, timeout=timeout)
+    else:
+        result = run_in_process(project, ["translate", *base, *args], {"DEEPSEEK_API_KEY": key}, timeout)
     assert KEY not in result.stdout + result.stderr, "the API key leaked into the output"
     return result
+
+
+def run_in_process(cwd: Path, args: list[str], env: dict[str, str | None], timeout: float) -> subprocess.CompletedProcess:
+    """`gpu-glossary ARGS` through click's test runner, from `cwd`; SIGALRM stops a hang."""
+    def hung(signum, frame):
+        raise TimeoutError(f"gpu-glossary {' '.join(args)} ran past {timeout} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with contextlib.chdir(cwd):
+            result = CliRunner().invoke(cli_main, args, env=env, prog_name="translate.py", catch_exceptions=False)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def zh(project: Path, rel: str) -> Path:
@@ -95,7 +121,7 @@ def test_missing_and_stale_pages_are_translated_and_nothing_else(project, server
     zh(project, OCCUPANCY).unlink()
     make_stale(project, WARP)
     old_kernel = zh(project, KERNEL).read_bytes()
-    result = translate(project, server, "--report", "report.json")
+    result = translate(project, server, "--report", "report.json", script=True)
     assert result.returncode == 0, result.stderr
     report = json.loads((project / "report.json").read_text(encoding="utf-8"))
     assert sorted(p["path"] for p in report["pages"]) == [f"glossary/zh/{WARP}", f"glossary/zh/{OCCUPANCY}"]
