@@ -74,6 +74,7 @@ def test_server_gzips_text_like_github_pages(tmp_path):
         assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
         assert int(headers["Content-Length"]) == len(body) < len(page) / 5
         assert gzip.decompress(body) == page
+        assert headers["Cache-Control"] == "max-age=600"  # as Pages: a second page reuses the theme's files
         status, headers, body = _get(base + "search.json", "gzip")
         assert headers["Content-Encoding"] == "gzip" and headers["Content-Type"] == "application/json"
         assert gzip.decompress(body) == (tmp_path / "search.json").read_bytes()
@@ -83,6 +84,7 @@ def test_server_gzips_text_like_github_pages(tmp_path):
         assert headers["Content-Encoding"] is None and body == page
         status, headers, body = _get(base + "diagram.png", "gzip")  # already compressed formats go as they are
         assert headers["Content-Encoding"] is None and body == (tmp_path / "diagram.png").read_bytes()
+        assert headers["Cache-Control"] == "max-age=600"
         status, headers, body = _get(base + "zh/missing/", "gzip")
         assert status == 404 and headers["Content-Encoding"] == "gzip"
         assert gzip.decompress(body) == (tmp_path / "404.html").read_bytes()

@@ -124,6 +124,9 @@ def test_served_pages_carry_the_reload_script_only_when_watching(live_site, tmp_
     html = fetch(url + "perf/alpha/")
     assert '<script src="/__live/reload.js" data-generation="' in html
     assert "location.reload()" in fetch(url + "__live/reload.js")
+    for asset in ("perf/alpha/", "assets/stylesheets/glossary.css"):  # an edit shows on the next load
+        with urllib.request.urlopen(url + asset) as response:
+            assert response.headers["Cache-Control"] == "no-store", asset
     plain = serve_in_background(root / "site")
     try:
         assert "__live" not in fetch(f"http://127.0.0.1:{plain.server_address[1]}/perf/alpha/")
