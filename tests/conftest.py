@@ -18,6 +18,13 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
                   "--disable-background-networking", "--disable-component-update"]
 
 
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: two test processes per core. Much of the suite waits (a browser for the
+    network to go idle, a rebuild, a fake server's delays), and a second process per core
+    fills those waits: on 2 cores, 4 processes finish in about three quarters of the time."""
+    return 2 * (os.cpu_count() or 1)
+
+
 def copy_project(target: Path) -> Path:
     """A throwaway copy of everything a build or check reads."""
     target.mkdir(parents=True, exist_ok=True)

@@ -97,6 +97,8 @@ def test_edits_in_each_language_are_served_and_open_pages_reload(live_site, tab)
     chinese = root / "glossary/zh/perf/beta.md"
     chinese.write_text(chinese.read_text(encoding="utf-8").replace("Beta comes after", "Beta 在后"), encoding="utf-8")
     wait_until(lambda: "Beta 在后" in fetch(url + "zh/perf/beta/"), "the Chinese edit to be served")
+    # The pages are written before the build counts as done: wait for the count, then check it is one build.
+    wait_until(lambda: live.state.generation > generation, "the rebuild to finish")
     assert live.state.generation == generation + 1
     assert "Alpha now precedes" in fetch(url + "perf/alpha/")  # the English site stayed
 

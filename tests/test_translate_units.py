@@ -335,15 +335,27 @@ def test_the_limiter_halves_once_per_burst_and_grows_back_slowly():
         limiter.overloaded(later)
         limiter.release()
         assert limiter.level == 4
-        for _ in range(4):
+        window = [await limiter.acquire() for _ in range(4)]  # the level in full use
+        for _ in window:
             limiter.succeeded()
         assert 4.8 < limiter.level < 5  # about +1 per round of `level` successes
+        for _ in window:
+            limiter.release()
         for _ in range(10):
             limiter.overloaded(limiter.epoch)
         assert limiter.level == 1 and limiter.allowed == 1
         for _ in range(1000):
+            held = [await limiter.acquire() for _ in range(limiter.allowed)]
             limiter.succeeded()
+            for _ in held:
+                limiter.release()
         assert limiter.level == 16
+        limiter.overloaded(limiter.epoch)
+        alone = await limiter.acquire()  # one request in flight where eight are allowed
+        for _ in range(100):
+            limiter.succeeded()
+        assert limiter.level == 8  # a level nobody used does not grow
+        limiter.release()
 
     run_async(scenario())
 

@@ -4,7 +4,9 @@ The level starts at the ceiling (`--concurrency`). A 429 or 503 means the server
 fewer requests: the level halves, once per burst (a refusal of a request that started
 before the last halving does not halve again), and nothing new starts until the
 server's Retry-After has passed. Each success adds 1/level, so the level grows back by
-about one per round of requests and settles just under what the server accepts.
+about one per round of requests and settles just under what the server accepts. It grows
+only while it is in full use (as TCP's window, RFC 7661): near the end of a run, when fewer
+chunks are left than the level allows, successes prove nothing about a higher level.
 Waiting requests start in priority order, so the longest chunks go first.
 """
 
@@ -59,7 +61,9 @@ class AdaptiveLimiter:
         self._wake()
 
     def succeeded(self) -> None:
-        self.level = min(float(self.ceiling), self.level + 1 / self.level)
+        """A request came back (call before releasing its slot): grow if every slot was taken."""
+        if self.in_flight >= self.allowed:
+            self.level = min(float(self.ceiling), self.level + 1 / self.level)
         self._wake()
 
     def overloaded(self, epoch: int, retry_after: float | None = None) -> None:

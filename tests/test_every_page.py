@@ -1,0 +1,102 @@
+"""Every page of both languages, loaded in headless Chromium on a phone-sized screen.
+
+A file of its own, so pytest-xdist runs this long visit beside the other browser tests."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+import pytest
+
+PHONE = {"width": 390, "height": 844}
+
+
+# Every attribute named on…, every javascript:/data:/vbscript: URL, and the page's CSP <meta>.
+SCRIPT_SURFACE = """() => ({
+    handlers: [...document.querySelectorAll('*')].flatMap(el => [...el.attributes]
+        .filter(a => /^on/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i.test(a.value) && /href|src|action/i.test(a.name))
+        .map(a => `<${el.tagName.toLowerCase()} ${a.name}="${a.value}">`)),
+    policies: [...document.querySelectorAll('meta[http-equiv="Content-Security-Policy"]')].map(m => m.content),
+    firstInHead: document.head.querySelector('meta[http-equiv="Content-Security-Policy"], script') ===
+        document.head.querySelector('meta[http-equiv="Content-Security-Policy"]'),
+})"""
+
+
+TABS = 6  # pages loading at once: each tab waits for its page's network to go idle
+
+
+@pytest.fixture(scope="module")
+def every_page_on_a_phone(site, browser):
+    """Load every page of both languages at 390 px; record requests, console errors, overflow,
+    dialogs, and what in each page could run script. Several tabs load at once; each still
+    waits until its page's network is idle before its page is measured."""
+    context = browser.new_context(viewport=PHONE, color_scheme="dark")
+    outside, errors, overflow, dialogs, surfaces = [], [], [], [], {}
+
+    def watched_tab():
+        tab = context.new_page()
+        tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
+        tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
+        tab.on("dialog", lambda d: (dialogs.append(f"{tab.url}: {d.type} {d.message}"), d.dismiss()))
+        return tab
+
+    def record(tab, url) -> None:
+        width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if width[0] > width[1]:
+            overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
+        surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
+
+    urls = site.page_urls("") + site.page_urls("zh")
+    waiting, loading = deque(urls), deque()
+    for tab in [watched_tab() for _ in range(TABS)]:  # a rolling queue: a finished tab takes the next page
+        if waiting:
+            loading.append((tab, waiting.popleft()))
+            tab.goto(loading[-1][1], wait_until="commit")
+    while loading:
+        tab, url = loading.popleft()
+        tab.wait_for_load_state("networkidle")
+        record(tab, url)
+        if waiting:
+            loading.append((tab, waiting.popleft()))
+            tab.goto(loading[-1][1], wait_until="commit")
+    context.close()
+    return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
+            "surfaces": surfaces}
+
+
+def test_every_page_was_visited(every_page_on_a_phone):
+    urls = every_page_on_a_phone["urls"]
+    assert len(urls) >= 2 * 12 and any("/zh/" in u for u in urls)
+
+
+def test_no_page_requests_anything_outside_127_0_0_1(every_page_on_a_phone):
+    assert every_page_on_a_phone["outside"] == []
+
+
+def test_no_page_logs_a_console_error(every_page_on_a_phone):
+    assert every_page_on_a_phone["errors"] == []
+
+
+def test_no_page_scrolls_horizontally_at_390px(every_page_on_a_phone):
+    assert every_page_on_a_phone["overflow"] == []
+
+
+def test_no_page_opens_a_dialog_or_carries_a_handler_or_script_url(every_page_on_a_phone):
+    assert every_page_on_a_phone["dialogs"] == []
+    handlers = {url: found["handlers"] for url, found in every_page_on_a_phone["surfaces"].items() if found["handlers"]}
+    assert handlers == {}
+
+
+def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phone):
+    """One CSP <meta> before any script: script files from this site and Material's inline
+    scripts by hash, nothing inline besides, no eval; Material runs under it (no console
+    error above, where a refused script would be reported)."""
+    for url, found in every_page_on_a_phone["surfaces"].items():
+        assert len(found["policies"]) == 1 and found["firstInHead"], url
+        directives = dict(d.strip().split(" ", 1) for d in found["policies"][0].split(";"))
+        sources = directives["script-src"].split()
+        assert sources[0] == "'self'" and all(re.fullmatch(r"'sha256-[A-Za-z0-9+/]+={0,2}'", s) for s in sources[1:]), url
+        assert directives["default-src"] == "'self'" and directives["object-src"] == "'none'", url
+        assert directives["base-uri"] == "'self'" and "unsafe" not in found["policies"][0], url
