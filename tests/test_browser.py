@@ -147,6 +147,26 @@ def test_each_language_has_its_own_404(site, page):
     assert page.inner_text("h1") == "Page not found"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_names_in_code_without_their_span_keep_the_colour_material_gives_names(site, browser, scheme):
+    """The build unwraps Pygments' <span class="n"> (material_fixes): only right while Material
+    colours a name exactly like the code around it, in both schemes."""
+    context = browser.new_context(color_scheme=scheme)
+    tab = context.new_page()
+    tab.goto(site.url + "perf/roofline-model/")
+    code_colour, name_colour = tab.evaluate("""() => {
+        const code = [...document.querySelectorAll('.highlight code')].find(c => c.textContent.includes('#include'));
+        const name = document.createElement('span');
+        name.className = 'n';
+        name.textContent = 'blockDim';
+        code.appendChild(name);
+        return [getComputedStyle(code).color, getComputedStyle(name).color];
+    }""")
+    assert tab.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+    context.close()
+    assert code_colour == name_colour
+
+
 def injected(html: str) -> str:
     """A built page with what the sanitizer keeps out: an inline script and a handler attribute."""
     return html.replace("</article>", "<script>alert('inline')</script><img src=x onerror=\"alert('handler')\"></article>", 1)

@@ -32,7 +32,7 @@ from gpu_glossary.site.files import ExtraFiles, add_extra_files
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
-from gpu_glossary.site.material_fixes import patch_alternate_lookup, unwrap_whitespace_spans
+from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.search_index import rewrite_index, write_jieba_dictionary
 from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
@@ -130,7 +130,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
 
     def on_page_content(self, html: str, page, config, files) -> str:
         """Publish only what the sanitizer allows; anything it removes fails the build (on_env)."""
-        html = unwrap_whitespace_spans(html)
+        html = lighten_code_spans(html)
         self.unsafe_html.extend(cached_html_problems(self._source_page(page.file.src_uri), html))
         return sanitize(html)
 
