@@ -14,6 +14,11 @@ from gpu_glossary.site.serve import serve_in_background
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
 NEW_TERM = "perf/example-new-term"  # created in fixture_site by `gpu-glossary new`
+# The article's blocks off screen are drawn only when the reader scrolls near them
+# (content-visibility in glossary.css); checks of the drawn page (axe's contrast, overflow) draw
+# them all first, as a reader who scrolls through sees them.
+DRAW_EVERY_BLOCK = """() => { for (const el of document.querySelectorAll('article *')) {
+    if (getComputedStyle(el).contentVisibility !== 'visible') el.style.contentVisibility = 'visible'; } }"""
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from conftest import DRAW_EVERY_BLOCK, ROOT
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SAMPLE = ["", "device-software/warp/", "perf/roofline-model/", "host-software/nvcc/", "terms/"]
@@ -14,6 +14,7 @@ QUERIES = {"": "warp", "zh/": "线程束"}
 
 
 def serious_violations(tab) -> list[str]:
+    tab.evaluate(DRAW_EVERY_BLOCK)
     tab.add_script_tag(path=str(AXE))
     result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
     assert result["testEngine"]["name"] == "axe-core"

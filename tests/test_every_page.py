@@ -9,6 +9,8 @@ from collections import deque
 
 import pytest
 
+from conftest import DRAW_EVERY_BLOCK
+
 PHONE = {"width": 390, "height": 844}
 
 
@@ -22,6 +24,21 @@ SCRIPT_SURFACE = """() => ({
         document.head.querySelector('meta[http-equiv="Content-Security-Policy"]'),
 })"""
 
+
+ANYTHING_WIDER_THAN_THE_SCREEN = """() => {
+    const article = document.querySelector('article');
+    if (!article) return [];
+    const screen = document.documentElement.clientWidth;
+    const scrolls = el => {  // inside a box that scrolls or clips (code, tables): not the page's width
+        for (let box = el.parentElement; box && box !== article; box = box.parentElement) {
+            if (/auto|scroll|hidden|clip/.test(getComputedStyle(box).overflowX)) return true;
+        }
+        return false;
+    };
+    return [...article.querySelectorAll('*')]
+        .filter(el => el.getBoundingClientRect().right > screen + 0.5 && !scrolls(el))
+        .slice(0, 3).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
+}"""
 
 TABS = 6  # pages loading at once: each tab waits for its page's network to go idle
 
@@ -46,6 +63,12 @@ def every_page_on_a_phone(site, browser):
         width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         if width[0] > width[1]:
             overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
+        # Blocks off screen are drawn only near the reader (content-visibility) and clip what
+        # overflows them: draw them all and look for anything wider than the screen.
+        tab.evaluate(DRAW_EVERY_BLOCK)
+        wide = tab.evaluate(ANYTHING_WIDER_THAN_THE_SCREEN)
+        if wide:
+            overflow.append(f"{url}: wider than the screen once drawn: {wide}")
         surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
 
     urls = site.page_urls("") + site.page_urls("zh")
