@@ -30,6 +30,16 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return 2 * (os.cpu_count() or 1)
 
 
+def on_a_thread_of_its_own(function, timeout: float):
+    """`function()` on a fresh thread, its result or its exception; TimeoutError after
+    `timeout` s. For code that runs asyncio: a browser test earlier in this process leaves
+    Playwright's event loop on the main thread, where asyncio.run() refuses to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function).result(timeout=timeout)
+
+
 def copy_project(target: Path) -> Path:
     """A throwaway copy of everything a build or check reads."""
     target.mkdir(parents=True, exist_ok=True)

@@ -73,17 +73,19 @@ def every_page_on_a_phone(site, browser):
 
     urls = site.page_urls("") + site.page_urls("zh")
     waiting, loading = deque(urls), deque()
-    for tab in [watched_tab() for _ in range(TABS)]:  # a rolling queue: a finished tab takes the next page
+
+    def load_next(tab) -> None:  # a rolling queue: a tab that is done takes the next page
         if waiting:
             loading.append((tab, waiting.popleft()))
             tab.goto(loading[-1][1], wait_until="commit")
+
+    for _ in range(TABS):
+        load_next(watched_tab())
     while loading:
         tab, url = loading.popleft()
         tab.wait_for_load_state("networkidle")
         record(tab, url)
-        if waiting:
-            loading.append((tab, waiting.popleft()))
-            tab.goto(loading[-1][1], wait_until="commit")
+        load_next(tab)
     context.close()
     return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
             "surfaces": surfaces}

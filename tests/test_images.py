@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -14,6 +13,7 @@ from gpu_glossary.images.links import (DARK_PALETTE, check_images, find_images, 
                                  make_dark_variants, variant)
 from gpu_glossary.images.localize import Localizer
 from gpu_glossary.page import parse_page
+from gpu_glossary.site.serve import run_in_background
 
 LIGHT_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect fill="#dcefe9" stroke="#1b7f6b"/><text fill="#1f2328">x</text></svg>'
 
@@ -190,8 +190,7 @@ class _ImageServer(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def image_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageServer)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    server = run_in_background(ThreadingHTTPServer(("127.0.0.1", 0), _ImageServer))
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 

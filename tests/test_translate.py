@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from gpu_glossary.render import Renderer
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
 from gpu_glossary.translate.checks import parse_translation, structure_problems
 
-from conftest import ROOT, copy_project
+from conftest import ROOT, copy_project, on_a_thread_of_its_own
 
 KEY = "sk-test-SECRET-9f8e7d"
 SCRIPT = ROOT / "scripts" / "translate.py"
@@ -76,15 +75,12 @@ def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | N
 
 
 def run_in_process(cwd: Path, args: list[str], env: dict[str, str | None], timeout: float) -> subprocess.CompletedProcess:
-    """`gpu-glossary ARGS` through click's test runner, from `cwd`, on a thread of its own:
-    the command runs asyncio, and a browser test before it may have left Playwright's event
-    loop on this thread."""
+    """`gpu-glossary ARGS` through click's test runner, from `cwd` (the command runs asyncio)."""
     def invoke():
         with contextlib.chdir(cwd):
             return CliRunner().invoke(cli_main, args, env=env, prog_name="translate.py", catch_exceptions=False)
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        result = pool.submit(invoke).result(timeout=timeout)
+    result = on_a_thread_of_its_own(invoke, timeout)
     return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 

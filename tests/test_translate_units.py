@@ -3,7 +3,6 @@
 import asyncio
 import datetime
 import email.utils
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from gpu_glossary.translate.sections import (SECTION_HASHES_KEY, balanced_groups
 from gpu_glossary.translate.checks import (chinese_share, clean_reply, markup_differences, parse_translation,
                                              structure_problems)
 
-from conftest import ROOT
+from conftest import ROOT, on_a_thread_of_its_own
 from test_sanitize import HOSTILE
 
 SOURCE = """---
@@ -317,9 +316,7 @@ def test_replies_to_chunks_join_into_the_page_without_losing_a_line_break():
 
 
 def run_async(coroutine):
-    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop in this one."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result(timeout=30)
+    return on_a_thread_of_its_own(lambda: asyncio.run(coroutine), timeout=30)
 
 
 def test_the_limiter_halves_once_per_burst_and_grows_back_slowly():

@@ -5,9 +5,8 @@ JSON, SVG, Markdown, plain text, XML) are gzip-compressed for clients that accep
 so bytes measured against this server are the bytes readers download, and every response
 may be cached for ten minutes (`Cache-Control: max-age=600`), so a reader's second page
 reuses the theme's scripts and styles. The live preview caches nothing: an edit shows on
-the next load. Every body that
-may be compressed goes through `_SiteHandler.send_bytes`, the one place to hook into
-(for example to add a script to HTML) before compression.
+the next load. Every body that may be compressed goes through `_SiteHandler.send_bytes`,
+the one place to hook into (for example to add a script to HTML) before compression.
 """
 
 from __future__ import annotations
@@ -49,6 +48,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
                       ".txt": "text/plain; charset=utf-8", ".js": "text/javascript", ".json": "application/json"}
     live = None  # a live.LivePreview when `make site` watches for edits
+    _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
 
     def do_GET(self):
         if self.live is not None and self.path.startswith(LIVE_PREFIX):
@@ -106,7 +106,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
     def end_headers(self):
         """Every response says how long it may be cached, unless it already said (no-store)."""
-        if not getattr(self, "_cache_control_sent", False):
+        if not self._cache_control_sent:
             self.send_header("Cache-Control", "no-store" if self.live is not None else PAGES_CACHE_CONTROL)
         self._cache_control_sent = False  # one handler answers every request of a kept-alive connection
         super().end_headers()
@@ -153,7 +153,11 @@ def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000, live=
 
 def serve_in_background(site_dir: Path, host: str = "127.0.0.1", port: int = 0, live=None) -> ThreadingHTTPServer:
     """Start a server on a thread (port 0 picks a free port); call .shutdown() to stop it."""
-    server = make_server(site_dir, host, port, live)
-    # A short poll interval: .shutdown() returns within 50 ms instead of serve_forever's 0.5 s.
+    return run_in_background(make_server(site_dir, host, port, live))
+
+
+def run_in_background(server: ThreadingHTTPServer) -> ThreadingHTTPServer:
+    """Serve `server` on a daemon thread. A short poll interval: .shutdown() returns within
+    50 ms instead of serve_forever's 0.5 s (tests start and stop many servers)."""
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server
