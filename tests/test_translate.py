@@ -397,7 +397,10 @@ def test_a_failed_chunk_leaves_the_old_page_untouched(project, server, behaviour
 
 
 def test_the_level_backs_off_and_settles_under_a_server_that_caps_concurrency(project, server):
-    server.max_concurrent, server.retry_after_ms, server.latency = 3, 100, 0.1
+    # 0.3 s a request: long beside the scheduling delays of a loaded machine (the client counts
+    # a request in flight until its event loop reads the reply; a starved client then looks busier
+    # than the server, and at 0.1 s a full `make test` once let the level climb to 7).
+    server.max_concurrent, server.retry_after_ms, server.latency = 3, 100, 0.3
     rels = sorted(load_glossary(project).pages["en"])[:10]
     for rel in rels:
         zh(project, rel).unlink()
