@@ -94,3 +94,32 @@ def test_server_gzips_text_like_github_pages(tmp_path):
         assert status == 200 and headers["Content-Encoding"] == "gzip"
     finally:
         server.shutdown()
+
+
+def test_server_keeps_the_connection_open_for_the_next_request(tmp_path):
+    """One connection carries a page, a redirect, a miss, a binary file and a HEAD, in turn."""
+    import http.client
+
+    (tmp_path / "warp").mkdir()
+    (tmp_path / "warp" / "index.html").write_text("<p>warp</p>", encoding="utf-8")
+    (tmp_path / "404.html").write_text("<h1>not here</h1>", encoding="utf-8")
+    (tmp_path / "diagram.png").write_bytes(b"\x89PNG" + bytes(2000))
+    server = serve_in_background(tmp_path)
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    try:
+        answers = []
+        for method, path in [("GET", "/warp/"), ("GET", "/warp"), ("GET", "/missing/"), ("GET", "/diagram.png"),
+                             ("HEAD", "/warp/"), ("GET", "/warp/")]:
+            connection.request(method, path, headers={"Accept-Encoding": "gzip"})
+            if method == "GET" and path == "/warp/" and answers:
+                assert connection.sock is first_socket  # still the connection the first request opened
+            response = connection.getresponse()
+            answers.append((response.status, response.version, response.will_close, len(response.read())))
+            if len(answers) == 1:
+                first_socket = connection.sock
+        assert [status for status, *_ in answers] == [200, 301, 404, 200, 200, 200]
+        assert all(version == 11 and not closes for _, version, closes, _ in answers), answers
+        assert answers[3][3] == 2004 and answers[4][3] == 0
+    finally:
+        connection.close()
+        server.shutdown()

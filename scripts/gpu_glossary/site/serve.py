@@ -4,7 +4,8 @@ Like Pages: misses get the root `404.html`, text responses (HTML, CSS, JavaScrip
 JSON, SVG, Markdown, plain text, XML) are gzip-compressed for clients that accept it,
 so bytes measured against this server are the bytes readers download, and every response
 may be cached for ten minutes (`Cache-Control: max-age=600`), so a reader's second page
-reuses the theme's scripts and styles. The live preview caches nothing: an edit shows on
+reuses the theme's scripts and styles, and connections stay open for the next request (HTTP/1.1
+keep-alive). The live preview caches nothing: an edit shows on
 the next load. Every body that may be compressed goes through `_SiteHandler.send_bytes`,
 the one place to hook into (for example to add a script to HTML) before compression.
 """
@@ -47,6 +48,11 @@ def accepts_gzip(accept_encoding: str | None) -> bool:
 class _SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
                       ".txt": "text/plain; charset=utf-8", ".js": "text/javascript", ".json": "application/json"}
+    # Keep-alive, as Pages and every CDN: a browser fetches a page's files over a few open
+    # connections. HTTP/1.0 (the standard library's default) closes each after one response,
+    # so every file cost a new connection and a new thread; under the test suite's load that
+    # left Chromium pages that never reached network idle (see README, "Tests").
+    protocol_version = "HTTP/1.1"
     live = None  # a live.LivePreview when `make site` watches for edits
     _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
 
