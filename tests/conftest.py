@@ -19,8 +19,66 @@ NEW_TERM = "perf/example-new-term"  # created in fixture_site by `gpu-glossary n
 # them all first, as a reader who scrolls through sees them.
 DRAW_EVERY_BLOCK = """() => { for (const el of document.querySelectorAll('article *')) {
     if (getComputedStyle(el).contentVisibility !== 'visible') el.style.contentVisibility = 'visible'; } }"""
+# Each image of a page's article: whether it loaded, and whether it shows. Diagrams come as a
+# light and a dark file (name.svg, name.dark.svg), marked #only-light and #only-dark.
+IMAGES_IN_THE_ARTICLE = """() => [...document.querySelectorAll('article img')].map(img => ({
+    src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
+    shown: getComputedStyle(img).display !== 'none' && img.getBoundingClientRect().width > 0}))"""
+
+
+def image_problems(url: str, images: list[dict], scheme: str) -> list[str]:
+    """What is wrong with a page's IMAGES_IN_THE_ARTICLE in `scheme`: an image that did not
+    load, or one shown in the wrong scheme (each scheme shows its own variant, and only it)."""
+    hidden = "#only-dark" if scheme == "light" else "#only-light"
+    problems = []
+    for image in images:
+        if not image["loaded"]:
+            problems.append(f"{url}: {image['src']} did not load")
+        if image["shown"] == image["src"].endswith(hidden):
+            problems.append(f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme")
+    return problems
+
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update"]
+
+
+class QuietNetwork:
+    """Waits, like Playwright's "networkidle", until a page has loaded and no request of it has
+    been in flight for half a second; counted here from the page's request events. Under the
+    suite's full load Playwright's own count (in its driver) sometimes never returned to zero in
+    chromium-headless-shell: the page was complete, nothing was pending by these events or the
+    page's resource timings, and the wait ran into its 30 s timeout. This count cannot drift
+    from the events, and a page that really stays busy is reported with what it still loads."""
+
+    QUIET, TIMEOUT = 0.5, 30.0  # seconds: Playwright's idle time and default timeout
+
+    def __init__(self, page):
+        import time
+
+        self.page, self.clock, self.pending = page, time.monotonic, set()
+        self.last_change = self.clock()
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _started(self, request) -> None:
+        self.pending.add(request)
+        self.last_change = self.clock()
+
+    def _ended(self, request) -> None:
+        self.pending.discard(request)
+        self.last_change = self.clock()
+
+    def wait(self) -> None:
+        """Return once the page has loaded and its network has been quiet for QUIET seconds."""
+        deadline = self.clock() + self.TIMEOUT
+        self.page.wait_for_load_state("load", timeout=self.TIMEOUT * 1000)
+        while self.pending or self.clock() - self.last_change < self.QUIET:
+            if self.clock() > deadline:
+                raise TimeoutError(f"{self.page.url} still loads after {self.TIMEOUT:.0f} s: "
+                                   f"{sorted(r.url for r in self.pending)}")
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the page's events meanwhile
 
 
 def pytest_xdist_auto_num_workers(config) -> int:

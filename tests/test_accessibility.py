@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DRAW_EVERY_BLOCK, ROOT
+from conftest import DRAW_EVERY_BLOCK, ROOT, QuietNetwork
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SAMPLE = ["", "device-software/warp/", "perf/roofline-model/", "host-software/nvcc/", "terms/"]
@@ -43,11 +43,12 @@ def test_no_serious_accessibility_violations_in_either_language_or_scheme(site, 
     # bypass_csp: the pages' policy refuses inline script, and axe is injected as one.
     context = browser.new_context(bypass_csp=True)
     tab = context.new_page()
+    quiet = QuietNetwork(tab)
     problems = []
     for prefix, query in QUERIES.items():
         for path in SAMPLE:
             tab.goto(site.url + prefix + path)
-            tab.wait_for_load_state("networkidle")
+            quiet.wait()
             problems += in_both_schemes(tab)
         # Hover colours and the preview box, then the search dialog with results.
         tab.goto(site.url + prefix + "device-software/warp/")

@@ -9,7 +9,7 @@ import pytest
 
 from gpu_glossary.glossary import load_glossary
 
-from conftest import ROOT
+from conftest import IMAGES_IN_THE_ARTICLE, ROOT, QuietNetwork, image_problems
 
 PHONE = {"width": 390, "height": 844}
 
@@ -41,8 +41,9 @@ def test_language_switcher_goes_to_same_page_and_back(site, page):
 
 @pytest.mark.parametrize("prefix, query", [("", "warp"), ("zh/", "线程束")])
 def test_search_lists_the_warp_page_first(site, page, prefix, query):
+    quiet = QuietNetwork(page)
     page.goto(site.url + prefix)
-    page.wait_for_load_state("networkidle")
+    quiet.wait()
     page.keyboard.press("/")  # Material's keyboard shortcut focuses the search box (and loads the index)
     search = page.locator("input[data-md-component=search-query]")
     assert search.evaluate("el => el === document.activeElement")
@@ -62,11 +63,12 @@ PAGE_BUDGET = 150_000  # bytes on the wire, gzip, for the first load of a term p
 def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(site, browser, prefix, query):
     context = browser.new_context(viewport=PHONE)  # a fresh context: nothing cached
     tab = context.new_page()
+    quiet = QuietNetwork(tab)
     finished = []
     context.on("requestfinished", lambda request: finished.append(request))
     url = site.url + prefix + "device-software/warp/"
     response = tab.goto(url)
-    tab.wait_for_load_state("networkidle")
+    quiet.wait()
     assert response.headers.get("content-encoding") == "gzip"
     first_load = list(finished)
     transferred = sum(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"] for r in first_load)
@@ -186,8 +188,9 @@ def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.add_init_script("window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))")
+    quiet = QuietNetwork(page)
     page.goto(url)
-    page.wait_for_load_state("networkidle")
+    quiet.wait()
     assert page.evaluate("() => typeof __md_scope") == "object"  # Material's inline script ran (by hash)
     assert page.evaluate("() => document.documentElement.classList.contains('js')")  # Material's bundle ran
     if keep_policy:
@@ -206,23 +209,16 @@ def pages_with_images(site) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("scheme, hidden", [("light", "#only-dark"), ("dark", "#only-light")])
-def test_every_image_loads_and_only_this_schemes_variant_shows(site, browser, scheme, hidden):
+def test_every_image_loads_and_only_the_light_variant_shows(site, browser):
+    """The dark scheme's half of this check runs in the visit of every page (test_every_page)."""
     urls = pages_with_images(site)
     assert any("/zh/" in u for u in urls) and any("/zh/" not in u for u in urls), urls
-    context = browser.new_context(color_scheme=scheme)
+    context = browser.new_context(color_scheme="light")
     tab = context.new_page()
     problems = []
     for url in urls:
         tab.goto(url)
         tab.wait_for_load_state("load")
-        images = tab.evaluate("""() => [...document.querySelectorAll('article img')].map(img => ({
-            src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
-            shown: getComputedStyle(img).display !== 'none' && img.getBoundingClientRect().width > 0}))""")
-        for image in images:
-            if not image["loaded"]:
-                problems.append(f"{url}: {image['src']} did not load")
-            if image["shown"] == image["src"].endswith(hidden):
-                problems.append(f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme")
+        problems += image_problems(url, tab.evaluate(IMAGES_IN_THE_ARTICLE), "light")
     context.close()
     assert problems == []

@@ -9,7 +9,7 @@ from collections import deque
 
 import pytest
 
-from conftest import DRAW_EVERY_BLOCK
+from conftest import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, image_problems
 
 PHONE = {"width": 390, "height": 844}
 
@@ -40,19 +40,20 @@ ANYTHING_WIDER_THAN_THE_SCREEN = """() => {
         .slice(0, 3).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
 }"""
 
-TABS = 6  # pages loading at once: each tab waits for its page's network to go idle
+TABS = 6  # pages loading at once: each tab waits for its page's network to go quiet
 
 
 @pytest.fixture(scope="module")
 def every_page_on_a_phone(site, browser):
-    """Load every page of both languages at 390 px; record requests, console errors, overflow,
-    dialogs, and what in each page could run script. Several tabs load at once; each still
-    waits until its page's network is idle before its page is measured."""
+    """Load every page of both languages at 390 px in the dark scheme; record requests, console
+    errors, overflow, dialogs, images, and what in each page could run script. Several tabs
+    load at once; each still waits until its page's network is idle before its page is measured."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
-    outside, errors, overflow, dialogs, surfaces = [], [], [], [], {}
+    outside, errors, overflow, dialogs, surfaces, images, quiet = [], [], [], [], {}, {}, {}
 
     def watched_tab():
         tab = context.new_page()
+        quiet[tab] = QuietNetwork(tab)
         tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
         tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
         tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
@@ -70,6 +71,7 @@ def every_page_on_a_phone(site, browser):
         if wide:
             overflow.append(f"{url}: wider than the screen once drawn: {wide}")
         surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
+        images[url] = tab.evaluate(IMAGES_IN_THE_ARTICLE)
 
     urls = site.page_urls("") + site.page_urls("zh")
     waiting, loading = deque(urls), deque()
@@ -83,12 +85,12 @@ def every_page_on_a_phone(site, browser):
         load_next(watched_tab())
     while loading:
         tab, url = loading.popleft()
-        tab.wait_for_load_state("networkidle")
+        quiet[tab].wait()
         record(tab, url)
         load_next(tab)
     context.close()
     return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
-            "surfaces": surfaces}
+            "surfaces": surfaces, "images": images}
 
 
 def test_every_page_was_visited(every_page_on_a_phone):
@@ -98,6 +100,14 @@ def test_every_page_was_visited(every_page_on_a_phone):
 
 def test_no_page_requests_anything_outside_127_0_0_1(every_page_on_a_phone):
     assert every_page_on_a_phone["outside"] == []
+
+
+def test_every_image_loads_and_only_the_dark_variant_shows(every_page_on_a_phone):
+    """The light scheme's half of this check is in test_browser."""
+    with_images = [url for url, found in every_page_on_a_phone["images"].items() if found]
+    assert any("/zh/" in u for u in with_images) and any("/zh/" not in u for u in with_images), with_images
+    problems = [p for url, found in every_page_on_a_phone["images"].items() for p in image_problems(url, found, "dark")]
+    assert problems == []
 
 
 def test_no_page_logs_a_console_error(every_page_on_a_phone):
