@@ -7,6 +7,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,10 +43,10 @@ def server():
     fake.stop()
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A copy of the glossary where every translation is current, to be made stale or missing."""
-    root = copy_project(tmp_path / "project")
+@pytest.fixture(scope="module")
+def current_project(tmp_path_factory) -> Path:
+    """A copy of the glossary where every translation is current; made once, copied per test."""
+    root = copy_project(tmp_path_factory.mktemp("current") / "project")
     glossary = load_glossary(root)
     for rel, page in glossary.pages["en"].items():
         if rel not in glossary.pages["zh"]:  # keep the tests independent of pages still being written
@@ -54,6 +55,12 @@ def project(tmp_path: Path) -> Path:
         if rel in glossary.pages["en"]:
             page.path.write_text(with_source_hash(page.text, glossary.source_hash_of(rel)), encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def project(current_project: Path, tmp_path: Path) -> Path:
+    """This test's own copy of `current_project`, to be made stale or missing."""
+    return Path(shutil.copytree(current_project, tmp_path / "project"))
 
 
 def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | None = KEY, timeout: float = 120,
