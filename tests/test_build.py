@@ -74,6 +74,14 @@ def test_search_indexes_hold_only_their_language(site):
         assert page in translated or page in ("terms/", "terminology/"), doc["location"]
 
 
+def test_english_index_keeps_chinese_words_unsegmented(site):
+    """English search does not split on U+200B, so Chinese in English pages stays whole there."""
+    en_index = json.loads(read(site, "search/search_index.json"))
+    terminology = next(doc for doc in en_index["docs"] if doc["location"] == "terminology/")
+    assert "线程束" in terminology["text"]
+    assert not any("\u200b" in doc["text"] or "\u200b" in doc["title"] for doc in en_index["docs"])
+
+
 def test_chinese_index_keeps_terminology_words_whole(site):
     zh_index = json.loads(read(site, "zh/search/search_index.json"))
     text = " ".join(doc["text"] for doc in zh_index["docs"])

@@ -33,7 +33,7 @@ from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
-from gpu_glossary.site.search_index import rewrite_index, write_jieba_dictionary
+from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
 from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
 from gpu_glossary.terminology import TerminologyError, load_terminology
@@ -92,6 +92,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
+        segment_chinese(self.lang == "zh")
         if self.lang == "zh":
             self.jieba_dict = write_jieba_dictionary(config, self.terminology)
         config.markdown_extensions.append(GlossaryExtension(self.state))

@@ -47,3 +47,19 @@ def write_jieba_dictionary(config, terminology) -> Path | None:
         out.write(terminology.jieba_dictionary())
     search.config.jieba_dict_user = path
     return Path(path)
+
+
+def segment_chinese(enabled: bool) -> None:
+    """Whether Material's search splits Chinese text into words with jieba in this build.
+
+    Material segments any Chinese it indexes, in every language, joining the words with
+    U+200B. Only the Chinese search splits on U+200B (`separator` in mkdocs.zh.yml), so in the
+    English index the segmented words (the terminology page's renderings) could not be found,
+    and loading jieba's dictionary cost every English build about a second. Material keeps
+    jieba in a module variable; a build sets it for its own language (restored for Chinese, so
+    one process can build both)."""
+    from material.plugins.search import plugin as material_search
+
+    if not hasattr(segment_chinese, "jieba"):
+        segment_chinese.jieba = material_search.jieba  # None when jieba is not installed
+    material_search.jieba = segment_chinese.jieba if enabled else None
