@@ -8,6 +8,7 @@ not a traceback.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -142,6 +143,46 @@ def slugify_heading(text: str) -> str:
     return slugify(plain, "-")
 
 
+# A page's body is read line by line by several checks (links, images, headings, HTML, the
+# translator's); each reading of the same body shares one split, cached by the body's text.
+@functools.lru_cache(maxsize=1024)
+def _fence_spans_in(body: str) -> tuple:
+    """(opening index, closing index, opening match) of each fenced block, by body line.
+
+    An unclosed fence runs to the end of the body: its closing index is len(lines).
+    """
+    lines, spans = body.split("\n"), []
+    opened, opener = None, None
+    for index, line in enumerate(lines):
+        if opened is None:
+            opener = _FENCE_OPEN.match(line)
+            if opener:
+                opened = index
+        else:
+            fence, stripped = opener.group("fence"), line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                spans.append((opened, index, opener))
+                opened = None
+    if opened is not None:
+        spans.append((opened, len(lines), opener))
+    return tuple(spans)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lines_in(body: str) -> tuple:
+    """(offset, line, in_code) of each body line."""
+    in_code = set()
+    for first, last, _ in _fence_spans_in(body):
+        in_code.update(range(first, last + 1))
+    return tuple((offset, line, offset in in_code) for offset, line in enumerate(body.split("\n")))
+
+
+@functools.lru_cache(maxsize=1024)
+def _prose_in(body: str) -> tuple:
+    """(offset, line) of each line outside code, inline code masked."""
+    return tuple((offset, mask_inline_code(line)) for offset, line, in_code in _lines_in(body) if not in_code)
+
+
 @dataclass
 class Page:
     """A glossary page: `rel` is its path inside its language folder, e.g. `perf/occupancy.md`."""
@@ -197,38 +238,18 @@ class Page:
 
     # -- body structure -----------------------------------------------------------
     def _fence_spans(self):
-        """(opening index, closing index, opening match) of each fenced block, by body line.
-
-        An unclosed fence runs to the end of the body: its closing index is len(lines).
-        """
-        lines = self.body.split("\n")
-        opened, opener = None, None
-        for index, line in enumerate(lines):
-            if opened is None:
-                opener = _FENCE_OPEN.match(line)
-                if opener:
-                    opened = index
-            else:
-                fence, stripped = opener.group("fence"), line.strip()
-                if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                    yield opened, index, opener
-                    opened = None
-        if opened is not None:
-            yield opened, len(lines), opener
+        """(opening index, closing index, opening match) of each fenced block, by body line."""
+        return _fence_spans_in(self.body)
 
     def body_lines(self):
         """Yield (line_number, line, in_code) for each body line; fences count as code."""
-        in_code = set()
-        for first, last, _ in self._fence_spans():
-            in_code.update(range(first, last + 1))
-        for offset, line in enumerate(self.body.split("\n")):
-            yield self.body_line + offset, line, offset in in_code
+        for offset, line, in_code in _lines_in(self.body):
+            yield self.body_line + offset, line, in_code
 
     def prose_lines(self):
         """Yield (line_number, line) for lines outside code, with inline code masked."""
-        for number, line, in_code in self.body_lines():
-            if not in_code:
-                yield number, mask_inline_code(line)
+        for offset, line in _prose_in(self.body):
+            yield self.body_line + offset, line
 
     def fences(self) -> list[Fence]:
         lines = self.body.split("\n")
