@@ -91,6 +91,20 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+# The files that run longest, started first (with --no-loadscope-reorder in pyproject.toml;
+# xdist would otherwise start the files with the most tests first). Each file runs in one
+# process (--dist loadfile): a long file started last runs on alone while the other cores idle.
+LONGEST_FIRST = ("test_every_page.py", "test_translate.py", "test_browser.py", "test_live.py", "test_accessibility.py")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    def rank(item) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the other files, and the tests in each file, keep their order
+
+
 def on_a_thread_of_its_own(function, timeout: float):
     """`function()` on a fresh thread, its result or its exception; TimeoutError after
     `timeout` s. For code that runs asyncio: a browser test earlier in this process leaves

@@ -40,6 +40,16 @@ ANYTHING_WIDER_THAN_THE_SCREEN = """() => {
         .slice(0, 3).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
 }"""
 
+# The page's width as loaded; then (blocks off screen are drawn only near the reader, with
+# content-visibility, and clip what overflows them) every block drawn, and anything wider than
+# the screen; what could run script; the images.
+EVERYTHING_MEASURED = f"""() => {{
+    const width = [document.documentElement.scrollWidth, document.documentElement.clientWidth];
+    ({DRAW_EVERY_BLOCK})();
+    return {{width, wide: ({ANYTHING_WIDER_THAN_THE_SCREEN})(), surface: ({SCRIPT_SURFACE})(),
+             images: ({IMAGES_IN_THE_ARTICLE})()}};
+}}"""
+
 TABS = 6  # pages loading at once: each tab waits for its page's network to go quiet
 
 
@@ -61,17 +71,13 @@ def every_page_on_a_phone(site, browser):
         return tab
 
     def record(tab, url) -> None:
-        width = tab.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        found = tab.evaluate(EVERYTHING_MEASURED)  # one call into the page, not five
+        width = found["width"]
         if width[0] > width[1]:
             overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
-        # Blocks off screen are drawn only near the reader (content-visibility) and clip what
-        # overflows them: draw them all and look for anything wider than the screen.
-        tab.evaluate(DRAW_EVERY_BLOCK)
-        wide = tab.evaluate(ANYTHING_WIDER_THAN_THE_SCREEN)
-        if wide:
-            overflow.append(f"{url}: wider than the screen once drawn: {wide}")
-        surfaces[url] = tab.evaluate(SCRIPT_SURFACE)
-        images[url] = tab.evaluate(IMAGES_IN_THE_ARTICLE)
+        if found["wide"]:
+            overflow.append(f"{url}: wider than the screen once drawn: {found['wide']}")
+        surfaces[url], images[url] = found["surface"], found["images"]
 
     urls = site.page_urls("") + site.page_urls("zh")
     waiting, loading = deque(urls), deque()
