@@ -42,7 +42,7 @@ tests/tools/node_modules: tests/tools/package.json tests/tools/package-lock.json
 	touch tests/tools/node_modules
 
 # chromium-headless-shell (the same engine without the desktop browser) runs the tests, which
-# load hundreds of pages, at about 60% of chromium's CPU; Lighthouse runs in chromium.
+# load hundreds of pages, on less CPU a page than chromium; Lighthouse runs in chromium.
 # A Chinese font too (WenQuanYi Micro Hei, 1.6 MB): without one, Chromium draws the Chinese
 # pages as boxes of other widths and spends its time looking for a font, so the browser tests
 # and Lighthouse would not see what a reader in China sees.

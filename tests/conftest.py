@@ -264,7 +264,7 @@ def browser():
 
     # Debian's chromium-headless-shell: the same Blink and V8 as its chromium package without
     # the desktop browser around them (Playwright runs headless tests in this build too). A page
-    # load costs about 0.4 core-seconds in it against 0.65 in chromium, measured on this site.
+    # load costs about 0.36 CPU-seconds in it against 0.45 in chromium, measured on this site.
     chromium = shutil.which("chromium-headless-shell")
     if not chromium:
         pytest.fail("Chromium is not installed: run `make test`, which installs Debian's "

@@ -50,8 +50,8 @@ class _SiteHandler(SimpleHTTPRequestHandler):
                       ".txt": "text/plain; charset=utf-8", ".js": "text/javascript", ".json": "application/json"}
     # Keep-alive, as Pages and every CDN: a browser fetches a page's files over a few open
     # connections. HTTP/1.0 (the standard library's default) closes each after one response,
-    # so every file cost a new connection and a new thread; under the test suite's load that
-    # left Chromium pages that never reached network idle (see README, "Tests").
+    # so every file cost a new connection and a new thread (and, under the test suite's load,
+    # left pages in chromium-headless-shell that never reached network idle).
     protocol_version = "HTTP/1.1"
     live = None  # a live.LivePreview when `make site` watches for edits
     _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
