@@ -46,11 +46,12 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 
 class QuietNetwork:
     """Waits, like Playwright's "networkidle", until a page has loaded and no request of it has
-    been in flight for half a second; counted here from the page's request events. Under the
-    suite's full load Playwright's own count (in its driver) sometimes never returned to zero in
-    chromium-headless-shell: the page was complete, nothing was pending by these events or the
-    page's resource timings, and the wait ran into its 30 s timeout. This count cannot drift
-    from the events, and a page that really stays busy is reported with what it still loads."""
+    been in flight for half a second; counted here from the page's request events. Playwright's
+    own count (in its driver) sometimes never returned to zero in chromium-headless-shell, most
+    often under the suite's load but also alone: the page was complete, nothing was pending by
+    these events or the page's resource timings, and the wait ran into its 30 s timeout. This
+    count cannot drift from the events, and a page that really stays busy is reported with
+    what it still loads (test_browser tests both)."""
 
     QUIET, TIMEOUT = 0.5, 30.0  # seconds: Playwright's idle time and default timeout
 

@@ -90,6 +90,26 @@ def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(
     context.close()
 
 
+def test_quiet_network_waits_for_a_late_request_and_names_one_that_never_ends(site, page):
+    """The browser tests' wait (conftest.QuietNetwork): a request made after the load event is
+    waited for; a request that never ends fails the wait with its URL."""
+    html = ("<!doctype html><title>t</title><script>addEventListener('load', () => setTimeout(() => "
+            "fetch('/late').then(() => document.title = 'late done'), 0))</script><p>t")
+    page.route(site.url + "quiet-test/", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    page.route(site.url + "late", lambda route: route.fulfill(status=200, body="ok"))
+    quiet = QuietNetwork(page)
+    page.goto(site.url + "quiet-test/", wait_until="commit")
+    quiet.wait()
+    assert page.title() == "late done"
+    never = site.url + "never"
+    page.route(never, lambda route: None)  # left unanswered: the request stays in flight
+    with page.expect_request(never):  # the request has started (its event has arrived)
+        page.evaluate("url => { fetch(url); }", never)
+    quiet.TIMEOUT = 2
+    with pytest.raises(TimeoutError, match=re.escape(f"still loads after 2 s: ['{never}']")):
+        quiet.wait()
+
+
 def test_page_opened_from_a_search_result_loads_the_index_to_highlight(site, page):
     """search.highlight marks the searched words on the page a result leads to (?h=)."""
     requested = []

@@ -57,7 +57,7 @@ TABS = 6  # pages loading at once: each tab waits for its page's network to go q
 def every_page_on_a_phone(site, browser):
     """Load every page of both languages at 390 px in the dark scheme; record requests, console
     errors, overflow, dialogs, images, and what in each page could run script. Several tabs
-    load at once; each still waits until its page's network is idle before its page is measured."""
+    load at once; each still waits until its page's network is quiet before its page is measured."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
     outside, errors, overflow, dialogs, surfaces, images, quiet = [], [], [], [], {}, {}, {}
 
