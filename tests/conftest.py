@@ -206,19 +206,12 @@ class ServedSite:
         return [self.url + loc.removeprefix(self.built_for) for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
 
 
-def serve_built(root: Path, site_dir: Path) -> ServedSite:
-    site_dir.mkdir(parents=True, exist_ok=True)
-    server = serve_in_background(site_dir)
-    served = ServedSite(server, site_dir)
-    build_site(root, site_dir=site_dir, site_url=served.url)
-    return served
-
-
-# The full glossary takes the longest to build; every test process of a run (pytest-xdist
-# workers) shares one build, made for this address, and serves it on a port of its own. No page
-# may fetch anything from the address it was built for: the browser tests count such a request
-# as one that leaves 127.0.0.1.
+# Each site below is built once per run, for an address of its own, and shared by every test
+# process of the run (pytest-xdist workers); each process serves it on a port of its own. No
+# page may fetch anything from the address it was built for: the browser tests count such a
+# request as one that leaves 127.0.0.1.
 FULL_SITE_ADDRESS = "https://gpu-glossary.test/"
+FIXTURE_SITE_ADDRESS = "https://fixture.gpu-glossary.test/"
 
 
 def run_temp(tmp_path_factory) -> Path:
@@ -227,34 +220,48 @@ def run_temp(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> ServedSite:
-    """The real glossary, built once per run and served on 127.0.0.1."""
+def built_once_per_run(tmp_path_factory, name: str, build) -> Path:
+    """The folder `build(folder)` fills, made by the first test process that asks for it; the
+    others wait for it and reuse it. A failed build is tried again by the next that asks."""
     from filelock import FileLock
 
     shared = run_temp(tmp_path_factory)
-    site_dir, done = shared / "full-site", shared / "full-site.built"
-    with FileLock(str(shared / "full-site.lock")):
-        if not done.exists():  # the first worker builds; a failed build is tried again by the next
-            build_site(ROOT, site_dir=site_dir, site_url=FULL_SITE_ADDRESS)
+    folder, done = shared / name, shared / f"{name}.built"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            build(folder)
             done.touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> ServedSite:
+    """The real glossary, built once per run and served on 127.0.0.1."""
+    site_dir = built_once_per_run(tmp_path_factory, "full-site",
+                                  lambda folder: build_site(ROOT, site_dir=folder, site_url=FULL_SITE_ADDRESS))
     served = ServedSite(serve_in_background(site_dir), site_dir, FULL_SITE_ADDRESS)
     yield served
     served.server.shutdown()
+
+
+def build_fixture_site(folder: Path) -> None:
+    from gpu_glossary.new_term import create_term
+
+    root = small_project(folder / "project")
+    create_term(root, NEW_TERM, "Example new term", after="alpha")
+    (root / "glossary/zh/perf/beta.md").unlink()
+    english = root / "glossary/en/perf/alpha.md"
+    english.write_text(english.read_text(encoding="utf-8") + "\nAn added English sentence.\n", encoding="utf-8")
+    build_site(root, site_dir=folder / "site", site_url=FIXTURE_SITE_ADDRESS)
 
 
 @pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory) -> ServedSite:
     """The small project with its Chinese beta page removed (untranslated), its English alpha
     page edited (stale), and one term started with `gpu-glossary new` (NEW_TERM, after alpha)."""
-    from gpu_glossary.new_term import create_term
-
-    root = small_project(tmp_path_factory.mktemp("fixture") / "project")
-    create_term(root, NEW_TERM, "Example new term", after="alpha")
-    (root / "glossary/zh/perf/beta.md").unlink()
-    english = root / "glossary/en/perf/alpha.md"
-    english.write_text(english.read_text(encoding="utf-8") + "\nAn added English sentence.\n", encoding="utf-8")
-    served = serve_built(root, root / "site")
+    site_dir = built_once_per_run(tmp_path_factory, "fixture-site", build_fixture_site) / "site"
+    served = ServedSite(serve_in_background(site_dir), site_dir, FIXTURE_SITE_ADDRESS)
     yield served
     served.server.shutdown()
 
