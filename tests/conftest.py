@@ -56,31 +56,30 @@ class QuietNetwork:
     QUIET, TIMEOUT = 0.5, 30.0  # seconds: Playwright's idle time and default timeout
 
     def __init__(self, page):
-        self.page, self.clock, self.pending = page, time.monotonic, set()
-        self.last_change = self.clock()
+        self.page, self.pending, self.last_change = page, set(), time.monotonic()
         page.on("request", self._started)
         page.on("requestfinished", self._ended)
         page.on("requestfailed", self._ended)
 
     def _started(self, request) -> None:
         self.pending.add(request)
-        self.last_change = self.clock()
+        self.last_change = time.monotonic()
 
     def _ended(self, request) -> None:
         self.pending.discard(request)
-        self.last_change = self.clock()
+        self.last_change = time.monotonic()
 
     def wait(self) -> None:
         """Return once the page has loaded and its network has been quiet for QUIET seconds."""
-        deadline = self.clock() + self.TIMEOUT
+        deadline = time.monotonic() + self.TIMEOUT
         self.page.wait_for_load_state("load", timeout=self.TIMEOUT * 1000)
-        while self.pending or self.clock() - self.last_change < self.QUIET:
-            if self.clock() > deadline:
+        while self.pending or time.monotonic() - self.last_change < self.QUIET:
+            if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.page.url} still loads after {self.TIMEOUT:.0f} s: "
                                    f"{sorted(r.url for r in self.pending)}")
             # Playwright delivers the page's events while this waits; with nothing in flight,
             # wait for the rest of the quiet time at once.
-            rest = 0.05 if self.pending else self.QUIET - (self.clock() - self.last_change)
+            rest = 0.05 if self.pending else self.QUIET - (time.monotonic() - self.last_change)
             self.page.wait_for_timeout(max(rest, 0.01) * 1000)
 
 

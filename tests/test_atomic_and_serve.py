@@ -107,16 +107,14 @@ def test_server_keeps_the_connection_open_for_the_next_request(tmp_path):
     server = serve_in_background(tmp_path)
     connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
     try:
-        answers = []
+        answers, sockets = [], []
         for method, path in [("GET", "/warp/"), ("GET", "/warp"), ("GET", "/missing/"), ("GET", "/diagram.png"),
                              ("HEAD", "/warp/"), ("GET", "/warp/")]:
             connection.request(method, path, headers={"Accept-Encoding": "gzip"})
-            if method == "GET" and path == "/warp/" and answers:
-                assert connection.sock is first_socket  # still the connection the first request opened
             response = connection.getresponse()
             answers.append((response.status, response.version, response.will_close, len(response.read())))
-            if len(answers) == 1:
-                first_socket = connection.sock
+            sockets.append(connection.sock)  # None once the server has closed the connection
+        assert sockets[0] is not None and all(s is sockets[0] for s in sockets)  # the first request's connection
         assert [status for status, *_ in answers] == [200, 301, 404, 200, 200, 200]
         assert all(version == 11 and not closes for _, version, closes, _ in answers), answers
         assert answers[3][3] == 2004 and answers[4][3] == 0

@@ -237,10 +237,6 @@ class Page:
         return Problem(self.display_path, line, severity, message)
 
     # -- body structure -----------------------------------------------------------
-    def _fence_spans(self):
-        """(opening index, closing index, opening match) of each fenced block, by body line."""
-        return _fence_spans_in(self.body)
-
     def body_lines(self):
         """Yield (line_number, line, in_code) for each body line; fences count as code."""
         for offset, line, in_code in _lines_in(self.body):
@@ -254,7 +250,7 @@ class Page:
     def fences(self) -> list[Fence]:
         lines = self.body.split("\n")
         result = []
-        for first, last, opener in self._fence_spans():
+        for first, last, opener in _fence_spans_in(self.body):
             indent = opener.group("indent")
             code = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in lines[first + 1:last])
             above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None

@@ -56,10 +56,12 @@ def segment_chinese(enabled: bool) -> None:
     U+200B. Only the Chinese search splits on U+200B (`separator` in mkdocs.zh.yml), so in the
     English index the segmented words (the terminology page's renderings) could not be found,
     and loading jieba's dictionary cost every English build about a second. Material keeps
-    jieba in a module variable; a build sets it for its own language (restored for Chinese, so
-    one process can build both)."""
+    jieba in a module variable (None when jieba is not installed); a build sets it for its own
+    language, so one process can build both."""
     from material.plugins.search import plugin as material_search
 
-    if not hasattr(segment_chinese, "jieba"):
-        segment_chinese.jieba = material_search.jieba  # None when jieba is not installed
-    material_search.jieba = segment_chinese.jieba if enabled else None
+    try:
+        import jieba
+    except ImportError:  # as Material itself: no jieba, no segmentation
+        jieba = None
+    material_search.jieba = jieba if enabled else None

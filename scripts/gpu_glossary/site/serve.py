@@ -4,10 +4,10 @@ Like Pages: misses get the root `404.html`, text responses (HTML, CSS, JavaScrip
 JSON, SVG, Markdown, plain text, XML) are gzip-compressed for clients that accept it,
 so bytes measured against this server are the bytes readers download, and every response
 may be cached for ten minutes (`Cache-Control: max-age=600`), so a reader's second page
-reuses the theme's scripts and styles, and connections stay open for the next request (HTTP/1.1
-keep-alive). The live preview caches nothing: an edit shows on
-the next load. Every body that may be compressed goes through `_SiteHandler.send_bytes`,
-the one place to hook into (for example to add a script to HTML) before compression.
+reuses the theme's scripts and styles, and connections stay open for the next request
+(HTTP/1.1 keep-alive). The live preview caches nothing: an edit shows on the next load.
+Every body that may be compressed goes through `_SiteHandler.send_bytes`, the one place to
+hook into (for example to add a script to HTML) before compression.
 """
 
 from __future__ import annotations
