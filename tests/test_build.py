@@ -2,6 +2,8 @@
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -137,6 +139,26 @@ def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(smal
     assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)
     assert (site_dir / "device-software/warp/index.html").read_bytes() == before
     assert (site_dir / "zh/index.html").is_file()
+
+
+def test_each_build_gets_this_build_s_address_and_the_command_prints_only_its_progress(small):
+    """Build processes come from a fork server started by the first build: each must still see
+    the environment of its own build, and what the server loaded (jieba's dictionary, with its
+    "Building prefix dict" lines) must not print on the builder's terminal."""
+    from gpu_glossary.site.build import build_site
+
+    first, second = "https://first.example/", "https://second.example/"
+    build_site(small, site_dir=small / "site", site_url=first)
+    build_site(small, site_dir=small / "site", site_url=second)
+    sitemap = (small / "site/sitemap.xml").read_text(encoding="utf-8")
+    assert f"<loc>{second}" in sitemap and first not in sitemap
+    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "build"], cwd=small, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0] == "Building English and Chinese in parallel…"
+    assert re.fullmatch(r"Built site/ in [\d.]+ s \(en [\d.]+ s, zh [\d.]+ s\)", lines[1]) and len(lines) == 2, lines
 
 
 def test_edit_and_report_links_name_the_right_file_and_page(site):
