@@ -23,11 +23,11 @@ def compose_and_load(text: str, loader: type = yaml.SafeLoader):
     return yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)
 
 
-def load(text: str, loader: type = yaml.SafeLoader):
-    """The data of one YAML document."""
-    if C_LOADER is not None:
+def load(text: str, loader: type = yaml.SafeLoader, c_loader: type | None = C_LOADER):
+    """The data of one YAML document (`c_loader`: libyaml's twin of `loader`, if it has its own constructors)."""
+    if c_loader is not None:
         try:
-            return yaml.load(text, Loader=C_LOADER)
+            return yaml.load(text, Loader=c_loader)
         except yaml.YAMLError:
             pass
     return yaml.load(text, Loader=loader)

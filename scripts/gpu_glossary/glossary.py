@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from gpu_glossary import fast_yaml
 from gpu_glossary.page import Page, read_page, source_hash
 
 SOURCE_LANG = "en"
@@ -30,13 +31,17 @@ class _TolerantLoader(yaml.SafeLoader):
     """Reads mkdocs.yml without executing its tags (!ENV, !!python/name:...)."""
 
 
-_TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
-_TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+class _TolerantCLoader(fast_yaml.C_LOADER or yaml.SafeLoader):
+    """The same through libyaml: 2 ms for mkdocs.yml instead of 22, and every command reads it."""
+
+
+for _loader in (_TolerantLoader, _TolerantCLoader):
+    _loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    _loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
 def read_mkdocs_config(path: Path) -> dict:
-    with path.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=_TolerantLoader) or {}
+    return fast_yaml.load(path.read_text(encoding="utf-8"), _TolerantLoader, _TolerantCLoader) or {}
 
 
 def nav_paths(nav) -> list[str]:
