@@ -8,6 +8,7 @@ not a traceback.
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import posixpath
@@ -348,6 +349,25 @@ def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
     return lines
 
 
+@functools.lru_cache(maxsize=4096)
+def _front_matter_data(front: str) -> tuple[object, tuple[int, str] | None]:
+    """(data, None) of a front matter block, or (None, (line, problem)) if it is refused.
+
+    Cached by text: a command or a test process reads the same pages again and again (the
+    translate command loads the glossary, then checks each page it writes), and reading one
+    block takes three passes of libyaml (anchors, repeated keys, data)."""
+    try:
+        if fast_yaml.has_anchors_or_repeated_keys(front):
+            return yaml.load(front, Loader=_FrontMatterLoader), None  # raises with the line and reason
+        return fast_yaml.load(front, _FrontMatterLoader), None
+    except FrontMatterRefused as exc:
+        return None, (1 + exc.problem_mark.line, exc.problem)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        return None, (1 + mark.line if mark is not None else 1, f"front matter is not valid YAML: {reason}")
+
+
 def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) -> Page:
     """Parse a page's text; never raises. Problems land in `page.problems`."""
     text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write (MkDocs drops it too)
@@ -371,20 +391,11 @@ def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) ->
         page.body_line += 1
     # `front` starts with the newline that ends the opening '---' line: its line 0 is file line 1.
     page.meta_lines = _meta_key_lines(front, 1)
-    try:
-        if fast_yaml.has_anchors_or_repeated_keys(front):
-            meta = yaml.load(front, Loader=_FrontMatterLoader)  # raises with the line and reason
-        else:
-            meta = fast_yaml.load(front, _FrontMatterLoader)
-    except FrontMatterRefused as exc:
-        page.problems.append(page.problem(1 + exc.problem_mark.line, exc.problem))
+    meta, refused = _front_matter_data(front)
+    if refused:
+        page.problems.append(page.problem(*refused))
         return page
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 1 + mark.line if mark is not None else 1
-        reason = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        page.problems.append(page.problem(line, f"front matter is not valid YAML: {reason}"))
-        return page
+    meta = copy.deepcopy(meta)  # the cached value stays as read
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
