@@ -111,3 +111,17 @@ def test_a_byte_order_mark_is_accepted():
     page = parse("\ufeff" + GOOD)
     assert page.problems == [] and page.title == "Warp"
     assert page.headings()[0].line == 9  # line numbers unchanged
+
+
+def test_pages_with_the_same_front_matter_share_no_data_and_each_gets_its_problems():
+    """Front matter is parsed once per text (a cache): each page must still get its own data
+    and its own located problems."""
+    first, second = parse(GOOD), parse(GOOD, rel="perf/y.md")
+    first.meta["title"] = "Changed by one reader"
+    first.meta.setdefault("tags", []).append("x")
+    assert second.meta["title"] == "Warp" and "tags" not in second.meta
+    assert parse(GOOD).meta == {"title": "Warp", "summary": "Thirty-two threads.", "abbreviation": "W"}
+    repeated = "---\ntitle: First\nsummary: s\ntitle: Second\n---\nbody\n"
+    for rel in ("perf/a.md", "perf/b.md"):
+        page = parse(repeated, rel=rel)
+        assert [(p.path, p.line) for p in page.problems] == [(f"glossary/en/{rel}", 4)]
