@@ -8,6 +8,8 @@ inherits it) exactly as MkDocs reads them; a test compares the two.
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 
 import markdown
@@ -49,11 +51,20 @@ class Renderer:
         self.settings = (list(extensions), {name: dict(value) for name, value in options.items()})
         self._markdown = markdown.Markdown(extensions=[*extensions, GlossaryExtension(GlossaryState())],
                                            extension_configs=options)
+        # The same text gives the same HTML: the translation checks render an English page
+        # once for each reply they compare with it.
+        self.html = functools.lru_cache(maxsize=1024)(self._convert)
 
     @classmethod
     def for_language(cls, root: Path, lang: str) -> "Renderer":
-        return cls(*markdown_settings(root, lang))
+        """The renderer of one language's settings, shared by every caller with the same settings."""
+        return _shared_renderer(json.dumps(markdown_settings(root, lang), sort_keys=True))
 
-    def html(self, text: str) -> str:
+    def _convert(self, text: str) -> str:
         self._markdown.reset()
         return self._markdown.convert(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_renderer(settings: str) -> Renderer:
+    return Renderer(*json.loads(settings))

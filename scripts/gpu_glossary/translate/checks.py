@@ -9,6 +9,7 @@ translation; `markup_differences` compares their rendered HTML, which may differ
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 import re
 from collections import Counter
@@ -72,7 +73,8 @@ def _tables(page: Page) -> list[tuple[int, int]]:
     return shapes
 
 
-def _markup(html: str) -> list[tuple[str, tuple]]:
+@functools.lru_cache(maxsize=1024)  # an English page's HTML is compared with each reply for it
+def _markup(html: str) -> tuple[tuple[str, tuple], ...]:
     """The HTML's elements with the attributes a translation must keep as they are.
 
     Text attributes are left out; ids (the translation's own heading ids among them) are
@@ -101,7 +103,7 @@ def _markup(html: str) -> list[tuple[str, tuple]]:
         if element.tag in EMPHASIS and not attributes:
             continue
         result.append((element.tag, tuple(attributes)))
-    return result
+    return tuple(result)
 
 
 def _describe(element: tuple[str, tuple]) -> str:
