@@ -65,7 +65,8 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
                 continue
             linked = glossary.resolved_page(page.lang, rel)
             if linked is None:
-                problems.append(page.problem(link.line, f"link '{target}' points at {rel}, which does not exist in glossary/{page.lang} or glossary/{SOURCE_LANG}"))
+                folders = " or ".join(dict.fromkeys(f"glossary/{lang}" for lang in (page.lang, SOURCE_LANG)))
+                problems.append(page.problem(link.line, f"link '{target}' points at {rel}, which does not exist in {folders}"))
                 continue
         else:
             linked = page
