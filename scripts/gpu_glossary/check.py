@@ -21,7 +21,7 @@ from gpu_glossary.examples.model import check_examples, load_runs
 from gpu_glossary.images.links import check_images
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from gpu_glossary.page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
-from gpu_glossary.render import Renderer, markdown_settings
+from gpu_glossary.render import markdown_settings, shared_renderer
 from gpu_glossary.sanitize import html_problems, is_plain_text
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
@@ -130,15 +130,12 @@ class _HtmlCheck:
 
     def __init__(self, root: Path):
         self.settings = {lang: markdown_settings(root, lang) for lang in LANGUAGES}
-        self.renderers: dict[str, Renderer] = {}
 
     def problems(self, page: Page) -> list[Problem]:
         settings = self.settings[page.lang]
 
         def compute():
-            if page.lang not in self.renderers:
-                self.renderers[page.lang] = Renderer(*settings)
-            return [[p.line, p.message] for p in html_problems(page, self.renderers[page.lang].html(page.body))]
+            return [[p.line, p.message] for p in html_problems(page, shared_renderer(settings).html(page.body))]
 
         key = [_code_fingerprint(), json.dumps(settings, sort_keys=True), page.text]
         return [page.problem(line, message) for line, message in memoize("page-html", key, compute)]

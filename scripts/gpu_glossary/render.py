@@ -58,13 +58,18 @@ class Renderer:
     @classmethod
     def for_language(cls, root: Path, lang: str) -> "Renderer":
         """The renderer of one language's settings, shared by every caller with the same settings."""
-        return _shared_renderer(json.dumps(markdown_settings(root, lang), sort_keys=True))
+        return shared_renderer(markdown_settings(root, lang))
 
     def _convert(self, text: str) -> str:
         self._markdown.reset()
         return self._markdown.convert(text)
 
 
+def shared_renderer(settings: tuple[list[str], dict[str, dict]]) -> Renderer:
+    """The one renderer of these `markdown_settings`, made on first use."""
+    return _renderer_of(json.dumps(settings, sort_keys=True))
+
+
 @functools.lru_cache(maxsize=8)
-def _shared_renderer(settings: str) -> Renderer:
+def _renderer_of(settings: str) -> Renderer:
     return Renderer(*json.loads(settings))

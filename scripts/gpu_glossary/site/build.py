@@ -60,7 +60,7 @@ def _run_mkdocs(args: list[str], cwd: str, env: dict[str, str], output: str) -> 
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    from mkdocs.__main__ import cli  # loaded already, in the fork server
+    from mkdocs.__main__ import cli  # loaded already where a fork server preloaded it
 
     cli.main(args=args, prog_name="mkdocs")  # click's standalone mode: always exits
 
