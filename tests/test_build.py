@@ -242,3 +242,32 @@ def _all_examples():
     from gpu_glossary.examples.model import all_examples
 
     return all_examples(load_glossary(ROOT).pages["en"].values())[0]
+
+
+def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(small, tmp_path, monkeypatch):
+    """Builds keep Jinja's compiled templates in the cache folder; an edit to a template of the
+    theme's overrides must still show in the next build."""
+    from gpu_glossary.site.build import build_site
+
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", str(tmp_path / "cache"))
+    build_site(small, site_dir=small / "site")
+    compiled = {p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")}
+    assert len(compiled) >= 10  # Material's base, partials and our overrides
+    build_site(small, site_dir=small / "site")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")} == compiled  # read, not rewritten
+    main = small / "overrides" / "main.html"
+    main.write_text(main.read_text(encoding="utf-8").replace("{% block content %}", "{% block content %}<p>edited-template</p>", 1),
+                    encoding="utf-8")
+    build_site(small, site_dir=small / "site")
+    assert "<p>edited-template</p>" in (small / "site/perf/alpha/index.html").read_text(encoding="utf-8")
+
+
+def test_an_empty_cache_setting_keeps_no_compiled_templates(tmp_path, monkeypatch):
+    import jinja2
+
+    from gpu_glossary.site.template_cache import with_bytecode_cache
+
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", str(tmp_path))
+    assert isinstance(with_bytecode_cache(jinja2.Environment()).bytecode_cache, jinja2.FileSystemBytecodeCache)
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", "")
+    assert with_bytecode_cache(jinja2.Environment()).bytecode_cache is None

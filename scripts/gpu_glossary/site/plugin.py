@@ -8,7 +8,8 @@ here, and each hook hands the work to the module that owns it:
 - `term_index`: link previews, abbreviations, "Referenced by", search weight;
 - `theme_context`: language links, notices, edit and report links for the overrides;
 - `gpu_glossary.sanitize` and `csp`: only allowlisted HTML, under a content security policy;
-- `llms`, `search_index`, `material_fixes`: what is written after the build.
+- `llms`, `search_index`, `material_fixes`: what is written after the build;
+- `template_cache`: theme templates compiled once, not on every build.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
+from gpu_glossary.site.template_cache import with_bytecode_cache
 from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
 from gpu_glossary.terminology import TerminologyError, load_terminology
@@ -136,10 +138,11 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         return sanitize(html)
 
     def on_env(self, env, config, files):
-        """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here."""
+        """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here.
+        No template is compiled yet either: they may come compiled from an earlier build."""
         problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
         _refuse(problems, "pages' HTML")
-        return env
+        return with_bytecode_cache(env)
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
