@@ -9,7 +9,7 @@ import pytest
 
 from gpu_glossary.glossary import load_glossary
 
-from conftest import IMAGES_IN_THE_ARTICLE, ROOT, QuietNetwork, image_problems
+from conftest import ROOT, QuietNetwork
 
 PHONE = {"width": 390, "height": 844}
 
@@ -218,27 +218,3 @@ def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
         assert "script-src-elem" in page.evaluate("() => window.__violations")
     else:
         assert sorted(dialogs) == ["handler", "inline"]
-
-
-def pages_with_images(site) -> list[str]:
-    found = []
-    for html in sorted(site.dir.rglob("index.html")):
-        if "<img" in html.read_text(encoding="utf-8"):
-            rel = html.parent.relative_to(site.dir).as_posix()
-            found.append(site.url + ("" if rel == "." else rel + "/"))
-    return found
-
-
-def test_every_image_loads_and_only_the_light_variant_shows(site, browser):
-    """The dark scheme's half of this check runs in the visit of every page (test_every_page)."""
-    urls = pages_with_images(site)
-    assert any("/zh/" in u for u in urls) and any("/zh/" not in u for u in urls), urls
-    context = browser.new_context(color_scheme="light")
-    tab = context.new_page()
-    problems = []
-    for url in urls:
-        tab.goto(url)
-        tab.wait_for_load_state("load")
-        problems += image_problems(url, tab.evaluate(IMAGES_IN_THE_ARTICLE), "light")
-    context.close()
-    assert problems == []

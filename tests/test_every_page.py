@@ -53,13 +53,37 @@ EVERYTHING_MEASURED = f"""() => {{
 TABS = 6  # pages loading at once: each tab waits for its page's network to go quiet
 
 
+def pages_with_images(site) -> set[str]:
+    """The address of every built page whose HTML has an <img>, found in the files."""
+    found = set()
+    for html in site.dir.rglob("index.html"):
+        if "<img" in html.read_text(encoding="utf-8"):
+            rel = html.parent.relative_to(site.dir).as_posix()
+            found.add(site.url + ("" if rel == "." else rel + "/"))
+    return found
+
+
+def in_the_light_scheme(tab) -> list[dict]:
+    """IMAGES_IN_THE_ARTICLE with the reader's system set to light, on the page as loaded;
+    then dark again for the tab's next page. Material follows the system setting on the
+    open page (palette `media`), so one load serves both schemes."""
+    tab.emulate_media(color_scheme="light")
+    # Material marks the body while it swaps colours (transitions off); read after.
+    tab.locator("body[data-md-color-scheme=default]:not([data-md-color-switching])").wait_for(state="attached")
+    images = tab.evaluate(IMAGES_IN_THE_ARTICLE)
+    tab.emulate_media(color_scheme="dark")
+    return images
+
+
 @pytest.fixture(scope="module")
 def every_page_on_a_phone(site, browser):
     """Load every page of both languages at 390 px in the dark scheme; record requests, console
-    errors, overflow, dialogs, images, and what in each page could run script. Several tabs
-    load at once; each still waits until its page's network is quiet before its page is measured."""
+    errors, overflow, dialogs, images, and what in each page could run script; on each page
+    with an image, its images in the light scheme too. Several tabs load at once; each still
+    waits until its page's network is quiet before its page is measured."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
     outside, errors, overflow, dialogs, surfaces, images, quiet = [], [], [], [], {}, {}, {}
+    with_images, images_in_light = pages_with_images(site), {}
 
     def watched_tab():
         tab = context.new_page()
@@ -78,6 +102,8 @@ def every_page_on_a_phone(site, browser):
         if found["wide"]:
             overflow.append(f"{url}: wider than the screen once drawn: {found['wide']}")
         surfaces[url], images[url] = found["surface"], found["images"]
+        if url in with_images:
+            images_in_light[url] = in_the_light_scheme(tab)
 
     urls = site.page_urls("") + site.page_urls("zh")
     waiting, loading = deque(urls), deque()
@@ -96,7 +122,7 @@ def every_page_on_a_phone(site, browser):
         load_next(tab)
     context.close()
     return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
-            "surfaces": surfaces, "images": images}
+            "surfaces": surfaces, "images": images, "with_images": with_images, "images_in_light": images_in_light}
 
 
 def test_every_page_was_visited(every_page_on_a_phone):
@@ -109,10 +135,18 @@ def test_no_page_requests_anything_outside_127_0_0_1(every_page_on_a_phone):
 
 
 def test_every_image_loads_and_only_the_dark_variant_shows(every_page_on_a_phone):
-    """The light scheme's half of this check is in test_browser."""
     with_images = [url for url, found in every_page_on_a_phone["images"].items() if found]
     assert any("/zh/" in u for u in with_images) and any("/zh/" not in u for u in with_images), with_images
     problems = [p for url, found in every_page_on_a_phone["images"].items() for p in image_problems(url, found, "dark")]
+    assert problems == []
+
+
+def test_every_image_loads_and_only_the_light_variant_shows(every_page_on_a_phone):
+    """Every page whose built HTML has an <img>, read again after switching to light."""
+    urls = every_page_on_a_phone["with_images"]
+    assert any("/zh/" in u for u in urls) and any("/zh/" not in u for u in urls), urls
+    assert set(every_page_on_a_phone["images_in_light"]) == urls
+    problems = [p for url, found in every_page_on_a_phone["images_in_light"].items() for p in image_problems(url, found, "light")]
     assert problems == []
 
 
