@@ -264,3 +264,14 @@ def test_our_diagrams_and_internal_references_pass(project):
                                              '<a xlink:href="#g"><text xml:lang="zh">线程束</text></a>'))
     assert problems_for(project, "images/fine.svg") == []
     assert not [p for p in check_images(load_glossary(project)) if p.path.startswith("glossary/images/")]
+
+
+def test_svg_verdicts_are_cached_by_content_and_an_edit_is_judged_again(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", str(tmp_path / "cache"))
+    add_image(project, "later.svg", SVG.format('<rect width="5" height="5"/>'))
+    assert problems_for(project, "images/later.svg") == []
+    assert len(list((tmp_path / "cache" / "svg-verdict").glob("*.json"))) >= 2  # ours and later.svg
+    add_image(project, "later.svg", SVG.format("<script>alert(1)</script>"))
+    for _ in range(2):  # judged, then read from the cache
+        found = problems_for(project, "images/later.svg")
+        assert any(p.startswith("glossary/images/later.svg:2: error: <script> is not allowed") for p in found), found

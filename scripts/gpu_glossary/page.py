@@ -272,6 +272,8 @@ class Page:
         """Inline links and images, and reference definitions, outside code."""
         result = []
         for number, line in self.prose_lines():
+            if "[" not in line:
+                continue  # both patterns need one; most lines have none
             for match in _LINK.finditer(line):
                 result.append(Link(number, match.group("target"), match.group("text"),
                                    bool(match.group("bang"))))

@@ -9,6 +9,7 @@ Images live once, in glossary/images/, and are shown per colour scheme with Mate
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -17,9 +18,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
-from gpu_glossary.page import Page, Problem, resolve_link
+from gpu_glossary.images import svg_check
 from gpu_glossary.images.svg_check import svg_problems
+from gpu_glossary.page import Page, Problem, resolve_link
 
 IMAGES = "images"
 LIGHT, DARK = "#only-light", "#only-dark"
@@ -77,7 +80,8 @@ class ImageRef:
 def find_images(page: Page) -> list[ImageRef]:
     """Markdown inline and reference-style images and HTML <img>, outside code."""
     definitions: dict[str, tuple[int, int, int, str]] = {}
-    lines = list(page.prose_lines())
+    # Every pattern below needs a "[" or a "<": most lines have neither.
+    lines = [(number, line) for number, line in page.prose_lines() if "[" in line or "<" in line]
     for number, line in lines:
         definition = _REFERENCE_DEFINITION.match(line)
         if definition:
@@ -134,7 +138,7 @@ def check_images(glossary: Glossary) -> list[Problem]:
     problems: list[Problem] = []
     for svg in sorted(glossary.images_dir.rglob("*.svg")) if glossary.images_dir.is_dir() else []:
         display = svg.relative_to(glossary.root).as_posix()
-        problems.extend(Problem(display, line, "error", message) for line, message in svg_problems(svg.read_bytes()))
+        problems.extend(Problem(display, line, "error", message) for line, message in cached_svg_problems(svg.read_bytes()))
     for lang, pages in glossary.pages.items():
         for page in pages.values():
             problems.extend(_check_page(glossary, page))
@@ -142,6 +146,18 @@ def check_images(glossary: Glossary) -> list[Problem]:
             if lang != SOURCE_LANG and english is not None:
                 problems.extend(_compare_with_english(page, english))
     return problems
+
+
+def cached_svg_problems(data: bytes) -> list[tuple[int, str]]:
+    """svg_problems(data), kept in our cache by the file's bytes and the checking code: parsing
+    every diagram was a fifth of each `gpu-glossary check` and of every build's check."""
+    key = [_svg_check_fingerprint(), hashlib.sha256(data).hexdigest()]
+    return [(line, message) for line, message in memoize("svg-verdict", key, lambda: svg_problems(data))]
+
+
+@functools.cache
+def _svg_check_fingerprint() -> str:
+    return fingerprint([], [svg_check])
 
 
 def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
