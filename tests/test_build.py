@@ -245,8 +245,10 @@ def _all_examples():
 
 
 def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(small, tmp_path, monkeypatch):
-    """Builds keep Jinja's compiled templates in the cache folder; an edit to a template of the
-    theme's overrides must still show in the next build."""
+    """Builds keep Jinja's compiled templates in the cache folder; a damaged entry is compiled
+    again, and an edit to a template of the theme's overrides must still show in the next build."""
+    import jinja2.bccache
+
     from gpu_glossary.site.build import build_site
 
     monkeypatch.setenv("GPU_GLOSSARY_CACHE", str(tmp_path / "cache"))
@@ -255,6 +257,12 @@ def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(
     assert len(compiled) >= 10  # Material's base, partials and our overrides
     build_site(small, site_dir=small / "site")
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")} == compiled  # read, not rewritten
+    for entry in compiled:  # damaged entries (a checksum that does not unpickle) are compiled again
+        entry.write_bytes(jinja2.bccache.bc_magic + b"damaged")
+    before = (small / "site/perf/alpha/index.html").read_bytes()
+    build_site(small, site_dir=small / "site")
+    assert (small / "site/perf/alpha/index.html").read_bytes() == before
+    assert all(entry.read_bytes() != jinja2.bccache.bc_magic + b"damaged" for entry in compiled)
     main = small / "overrides" / "main.html"
     main.write_text(main.read_text(encoding="utf-8").replace("{% block content %}", "{% block content %}<p>edited-template</p>", 1),
                     encoding="utf-8")

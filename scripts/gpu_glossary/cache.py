@@ -4,8 +4,9 @@ Rendering every page of both languages and sanitizing the HTML takes seconds, an
 checker runs on every build and many times in the tests. A result is stored under the
 hash of everything it depends on (the page, the library versions, the source of our own
 modules that compute it), so an entry can never be stale: any change makes a new key.
-Entries are small JSON files; deleting the folder is always safe. `GPU_GLOSSARY_CACHE`
-names another folder, or, set to an empty value, turns the cache off.
+Entries are small JSON files (and, under `jinja/`, the theme templates that
+`site/template_cache.py` keeps compiled); deleting the folder is always safe.
+`GPU_GLOSSARY_CACHE` names another folder, or, set to an empty value, turns the cache off.
 """
 
 from __future__ import annotations

@@ -7,16 +7,34 @@ and file, with a checksum of its source, and compiles again when the source chan
 folder is named after everything else the compiled code depends on (Jinja, MkDocs and
 Material versions, the Python version, the environment's extensions), so no entry is ever
 used by a build it does not fit. It lives in our cache folder (`gpu_glossary.cache`), and
-not at all when `GPU_GLOSSARY_CACHE` is set empty.
+not at all when `GPU_GLOSSARY_CACHE` is set empty. As with the rest of that cache, a
+damaged entry is compiled again and a failed write only costs speed.
 """
 
 from __future__ import annotations
 
+import pickle
 import sys
 
 import jinja2
 
 from gpu_glossary.cache import cache_dir, fingerprint
+
+
+class _ForgivingBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache, except that it never fails a build."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError):
+            bucket.reset()  # damaged: what marshal and pickle raise on bad bytes varies
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass  # a read-only or full disk
 
 
 def with_bytecode_cache(env: jinja2.Environment) -> jinja2.Environment:
@@ -31,5 +49,5 @@ def with_bytecode_cache(env: jinja2.Environment) -> jinja2.Environment:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return env  # a read-only or full disk only costs speed
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(directory))
+    env.bytecode_cache = _ForgivingBytecodeCache(str(directory))
     return env
