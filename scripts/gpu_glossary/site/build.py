@@ -83,11 +83,14 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
     per_language: dict[str, float] = {}
     failures = []
 
+    def log_of(lang: str) -> Path:  # what the language's build printed
+        return staging / f"{lang}.log"
+
     def finish(lang: str, process: multiprocessing.Process, began: float) -> None:
         process.join()
         per_language[lang] = time.perf_counter() - began
         if process.exitcode != 0:
-            log = staging / f"{lang}.log"
+            log = log_of(lang)
             output = log.read_text(encoding="utf-8", errors="replace") if log.exists() else "(it printed nothing)"
             failures.append(f"--- {CONFIGS[lang]} failed (exit {process.exitcode}) ---\n{output.strip()}")
 
@@ -95,7 +98,7 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
     running = []
     for lang in languages:
         process = context.Process(target=_run_mkdocs, name=f"mkdocs build {lang}", args=(
-            _mkdocs_args(root, lang, staging / lang), str(root), env, str(staging / f"{lang}.log")))
+            _mkdocs_args(root, lang, staging / lang), str(root), env, str(log_of(lang))))
         process.start()
         running.append((lang, process, time.perf_counter()))
         if not parallel:
