@@ -40,6 +40,18 @@ def image_problems(url: str, images: list[dict], scheme: str) -> list[str]:
     return problems
 
 
+# The reader's system colour scheme and the scheme Material shows for it.
+SCHEMES = {"light": "default", "dark": "slate"}
+
+
+def follow_system_scheme(tab, system: str) -> None:
+    """Set the reader's system colour scheme to `system` on the open page and wait until
+    Material shows it: it follows the system setting on the open page (palette `media`), so
+    one load serves both schemes, and it marks the body while it swaps colours (transitions off)."""
+    tab.emulate_media(color_scheme=system)
+    tab.locator(f"body[data-md-color-scheme={SCHEMES[system]}]:not([data-md-color-switching])").wait_for(state="attached")
+
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update"]
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DRAW_EVERY_BLOCK, ROOT, QuietNetwork
+from conftest import DRAW_EVERY_BLOCK, ROOT, SCHEMES, QuietNetwork, follow_system_scheme
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SAMPLE = ["", "device-software/warp/", "perf/roofline-model/", "host-software/nvcc/", "terms/"]
 QUERIES = {"": "warp", "zh/": "线程束"}
-SCHEMES = {"light": "default", "dark": "slate"}  # the reader's system setting: Material's scheme
 
 
 def serious_violations(tab) -> list[str]:
@@ -26,13 +25,10 @@ def serious_violations(tab) -> list[str]:
 
 
 def in_both_schemes(tab) -> list[str]:
-    """Violations with the reader's system set to light, then to dark. Material follows the
-    system setting on the open page (palette `media`), so one load serves both schemes."""
+    """Violations with the reader's system set to light, then to dark, on one page load."""
     problems = []
-    for system, scheme in SCHEMES.items():
-        tab.emulate_media(color_scheme=system)
-        # Material marks the body while it swaps colours (transitions off); measure after.
-        tab.locator(f"body[data-md-color-scheme={scheme}]:not([data-md-color-switching])").wait_for(state="attached")
+    for system in SCHEMES:
+        follow_system_scheme(tab, system)
         problems += serious_violations(tab)
     return problems
 

@@ -9,7 +9,7 @@ from collections import deque
 
 import pytest
 
-from conftest import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, image_problems
+from conftest import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
 
 PHONE = {"width": 390, "height": 844}
 
@@ -65,11 +65,8 @@ def pages_with_images(site) -> set[str]:
 
 def in_the_light_scheme(tab) -> list[dict]:
     """IMAGES_IN_THE_ARTICLE with the reader's system set to light, on the page as loaded;
-    then dark again for the tab's next page. Material follows the system setting on the
-    open page (palette `media`), so one load serves both schemes."""
-    tab.emulate_media(color_scheme="light")
-    # Material marks the body while it swaps colours (transitions off); read after.
-    tab.locator("body[data-md-color-scheme=default]:not([data-md-color-switching])").wait_for(state="attached")
+    then dark again for the tab's next page."""
+    follow_system_scheme(tab, "light")
     images = tab.evaluate(IMAGES_IN_THE_ARTICLE)
     tab.emulate_media(color_scheme="dark")
     return images
