@@ -28,6 +28,7 @@ benchmark: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python benchmarks/translate_benchmark.py
 	$(BIN)/python benchmarks/page_weight_benchmark.py
 	$(BIN)/python benchmarks/live_reload_benchmark.py
+	$(BIN)/python benchmarks/suite_benchmark.py --full
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
