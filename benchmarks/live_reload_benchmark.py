@@ -25,8 +25,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from gpu_glossary.site.live import LivePreview  # noqa: E402
 from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 EDITS = {  # page file, its URL, the language(s) the edit rebuilds
     "English page": ("glossary/en/device-software/warp.md", "device-software/warp/", "en + zh"),
     "Chinese page": ("glossary/zh/device-software/warp.md", "zh/device-software/warp/", "zh"),
@@ -56,7 +62,9 @@ def main() -> None:
         threading.Thread(target=live.watch, args=(stop,), daemon=True).start()
         time.sleep(1)
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS)
+            browser = playwright.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS
+            )
             page = browser.new_page()
             print(f"{'edit':<14} {'rebuilds':<9} {'median s':>9} {'runs':>6}")
             for label, (file, address, languages) in EDITS.items():

@@ -34,7 +34,9 @@ from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
 LIGHTHOUSE = ROOT / "tests" / "tools" / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
-CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --disable-component-update"
+CHROME_FLAGS = (
+    "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --disable-component-update"
+)
 PAGES = ["", "device-software/warp/", "perf/roofline-model/"]
 LANGUAGES = {"en": "", "zh": "zh/"}
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
@@ -43,8 +45,16 @@ CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 def lighthouse(url: str, out_dir: Path) -> dict:
     """One Lighthouse run (mobile, simulated throttling); the figures this benchmark prints."""
     report = out_dir / "report.json"
-    command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
-               f"--chrome-flags={CHROME_FLAGS}", f"--only-categories={','.join(CATEGORIES)}"]
+    command = [
+        "node",
+        str(LIGHTHOUSE),
+        url,
+        "--quiet",
+        "--output=json",
+        f"--output-path={report}",
+        f"--chrome-flags={CHROME_FLAGS}",
+        f"--only-categories={','.join(CATEGORIES)}",
+    ]
     subprocess.run(command, check=True, env=dict(os.environ, CHROME_PATH=CHROMIUM), cwd=out_dir)
     data = json.loads(report.read_text(encoding="utf-8"))
     requests = data["audits"]["network-requests"]["details"]["items"]
@@ -73,7 +83,9 @@ def median_run(runs: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1, help="Lighthouse runs per page; medians are printed (default 1)")
-    parser.add_argument("--pages", nargs="+", default=PAGES, help="paths under each language's root (default: %(default)s)")
+    parser.add_argument(
+        "--pages", nargs="+", default=PAGES, help="paths under each language's root (default: %(default)s)"
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout to build (default: this one)")
     args = parser.parse_args()
     root = args.root.resolve()
@@ -107,9 +119,11 @@ def main() -> None:
         for page in args.pages:
             r = results[(lang, page)]
             s = r["scores"]
-            print(f"{lang:<5}{'/' + LANGUAGES[lang] + page:<28}{r['transferred'] / 1000:>9.1f}{r['uncompressed'] / 1000:>9.1f}"
-                  f"{r['requests']:>6.0f}{'yes' if r['index'] else 'no':>7}{s['performance']:>6.0f}{s['accessibility']:>6.0f}"
-                  f"{s['best-practices']:>6.0f}{s['seo']:>6.0f}{r['cpu']:>7.0f}")
+            print(
+                f"{lang:<5}{'/' + LANGUAGES[lang] + page:<28}{r['transferred'] / 1000:>9.1f}{r['uncompressed'] / 1000:>9.1f}"
+                f"{r['requests']:>6.0f}{'yes' if r['index'] else 'no':>7}{s['performance']:>6.0f}{s['accessibility']:>6.0f}"
+                f"{s['best-practices']:>6.0f}{s['seo']:>6.0f}{r['cpu']:>7.0f}"
+            )
         total = sum(results[(lang, p)]["transferred"] for p in args.pages)
         print(f"{lang:<5}{'sum, each cold':<28}{total / 1000:>9.1f}")
 

@@ -52,8 +52,12 @@ def measured(work) -> tuple[float, float, object]:
 
 
 def run_pytest(arguments: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
-                          cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def summary_line(run: subprocess.CompletedProcess) -> str:
@@ -100,8 +104,10 @@ def main() -> None:
         print(f"{'whole suite (make test)':<28}{wall:>8.1f}{cpu:>8.1f}  {summary_line(run)}")
         if run.returncode != 0:
             failed.append("the whole suite")
-    print(f"reference loop: {reference_before:.2f} s before, {reference_after:.2f} s after "
-          f"(a slower loop means a slower machine at that moment)")
+    print(
+        f"reference loop: {reference_before:.2f} s before, {reference_after:.2f} s after "
+        f"(a slower loop means a slower machine at that moment)"
+    )
     if failed:
         sys.exit(f"failed: {', '.join(failed)}")
 

@@ -61,8 +61,10 @@ def naive_requests(root: Path) -> list[list[dict]]:
     """The naive way's requests: each page's raw Markdown in one message, in path order."""
     glossary = load_glossary(root)
     system = system_message(load_terminology(glossary.terminology_path))
-    return [[{"role": "system", "content": system}, {"role": "user", "content": translate_request(page.text)}]
-            for page in sorted(glossary.pages["en"].values(), key=lambda p: p.rel)]
+    return [
+        [{"role": "system", "content": system}, {"role": "user", "content": translate_request(page.text)}]
+        for page in sorted(glossary.pages["en"].values(), key=lambda p: p.rel)
+    ]
 
 
 def naive_estimate(root: Path, server: FakeOpenAI) -> tuple[float, int, int]:
@@ -120,13 +122,19 @@ def edit_one_sentence(root: Path, pick: str) -> tuple[str, str, float]:
     page = max(glossary.pages["en"].values(), key=lambda p: len(p.text))
     blocks = split_blocks(page)
     section = next(s for s in range(len(blocks) // 2, len(blocks)) if any(b[:1].isalpha() for b in blocks[s][1:]))
-    paragraphs = sorted((i for i, block in enumerate(blocks[section]) if i and block[:1].isalpha()),
-                        key=lambda i: len(blocks[section][i]))
+    paragraphs = sorted(
+        (i for i, block in enumerate(blocks[section]) if i and block[:1].isalpha()),
+        key=lambda i: len(blocks[section][i]),
+    )
     index = paragraphs[-1] if pick == "longest" else paragraphs[(len(paragraphs) - 1) // 2]
     block = blocks[section][index]
     share = len(ProtectedText().protect(block)) / len(ProtectedText().protect(page.body))
-    blocks[section][index] = block.rstrip("\n") + f" This sentence was added to the {pick} paragraph." + block[len(block.rstrip("\n")):]
-    page.path.write_text(page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8")
+    blocks[section][index] = (
+        block.rstrip("\n") + f" This sentence was added to the {pick} paragraph." + block[len(block.rstrip("\n")) :]
+    )
+    page.path.write_text(
+        page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8"
+    )
     return page.rel, f"section {section + 1} of {len(blocks)}, {blocks[section][0].split(' {')[0].strip()}", share
 
 
@@ -134,7 +142,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=MODES, default="realistic")
     parser.add_argument("--latency", type=float, help="seconds per request (realistic 1.0, latency 1.5)")
-    parser.add_argument("--tokens-per-second", type=float, help="simulated output speed (realistic 40, latency 0: instant)")
+    parser.add_argument(
+        "--tokens-per-second", type=float, help="simulated output speed (realistic 40, latency 0: instant)"
+    )
     parser.add_argument("--concurrency", type=int, default=Settings().concurrency)
     args = parser.parse_args()
     latency, rate = MODES[args.mode]
@@ -164,7 +174,11 @@ def main() -> None:
         server.stop()
 
     pages = len(run.outcomes)
-    speed = f"{latency:g} s per request + {rate:g} output tokens/s" if rate else f"{latency:g} s per request, replies instant"
+    speed = (
+        f"{latency:g} s per request + {rate:g} output tokens/s"
+        if rate
+        else f"{latency:g} s per request, replies instant"
+    )
     naive_label = "naive (est.)" if args.mode == "realistic" else "naive"
     our_tokens = tokens_of(run.outcomes)
     print(f"{args.mode} model: {speed}; {pages} English pages")
@@ -178,17 +192,23 @@ def main() -> None:
     else:
         print(f"naive: run; the same model estimates {estimate[0]:.1f} s")
     level = run.concurrency
-    print(f"pool: {run.chunks} chunks, concurrency {level['final']} at the end (ceiling {level['ceiling']}, "
-          f"{level['backoffs']} back-offs)")
+    print(
+        f"pool: {run.chunks} chunks, concurrency {level['final']} at the end (ceiling {level['ceiling']}, "
+        f"{level['backoffs']} back-offs)"
+    )
     page_tokens = tokens_of([o for o in run.outcomes if o.rel == rel])
     print(f"one-sentence edits to {rel}, {where}; page tokens are in + out without the system prompt")
-    print(f"  (cached, the same in every request); translating the whole page took {page_tokens[1]:,} "
-          f"({page_tokens[0]:,} with the system prompt)")
+    print(
+        f"  (cached, the same in every request); translating the whole page took {page_tokens[1]:,} "
+        f"({page_tokens[0]:,} with the system prompt)"
+    )
     for pick, _, share, edit_time, edit_requests, _, edit_run in edits:
         sent = tokens_of(edit_run.outcomes)
-        print(f"  {pick} paragraph ({share:.0%} of the page): {edit_requests} request(s), {edit_time:.1f} s, "
-              f"{sent[1]:,} page tokens = {sent[1] / page_tokens[1]:.0%} "
-              f"(with the system prompt {sent[0]:,} = {sent[0] / page_tokens[0]:.0%})")
+        print(
+            f"  {pick} paragraph ({share:.0%} of the page): {edit_requests} request(s), {edit_time:.1f} s, "
+            f"{sent[1]:,} page tokens = {sent[1] / page_tokens[1]:.0%} "
+            f"(with the system prompt {sent[0]:,} = {sent[0] / page_tokens[0]:.0%})"
+        )
     print(f"with no change: {same_requests} request(s), {same_time:.2f} s")
 
 

@@ -36,7 +36,9 @@ def image_problems(url: str, images: list[dict], scheme: str) -> list[str]:
         if not image["loaded"]:
             problems.append(f"{url}: {image['src']} did not load")
         if image["shown"] == image["src"].endswith(hidden):
-            problems.append(f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme")
+            problems.append(
+                f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme"
+            )
     return problems
 
 
@@ -49,11 +51,19 @@ def follow_system_scheme(tab, system: str) -> None:
     Material shows it: it follows the system setting on the open page (palette `media`), so
     one load serves both schemes, and it marks the body while it swaps colours (transitions off)."""
     tab.emulate_media(color_scheme=system)
-    tab.locator(f"body[data-md-color-scheme={SCHEMES[system]}]:not([data-md-color-switching])").wait_for(state="attached")
+    tab.locator(f"body[data-md-color-scheme={SCHEMES[system]}]:not([data-md-color-switching])").wait_for(
+        state="attached"
+    )
 
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 
 
 class QuietNetwork:
@@ -87,8 +97,9 @@ class QuietNetwork:
         self.page.wait_for_load_state("load", timeout=self.TIMEOUT * 1000)
         while self.pending or time.monotonic() - self.last_change < self.QUIET:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.page.url} still loads after {self.TIMEOUT:.0f} s: "
-                                   f"{sorted(r.url for r in self.pending)}")
+                raise TimeoutError(
+                    f"{self.page.url} still loads after {self.TIMEOUT:.0f} s: {sorted(r.url for r in self.pending)}"
+                )
             # Playwright delivers the page's events while this waits; with nothing in flight,
             # wait for the rest of the quiet time at once.
             rest = 0.05 if self.pending else self.QUIET - (time.monotonic() - self.last_change)
@@ -195,7 +206,9 @@ def small_project(target: Path) -> Path:
     english = load_glossary(target)
     for rel in pages:
         path = glossary / "zh" / rel
-        path.write_text(with_source_hash(path.read_text(encoding="utf-8"), english.source_hash_of(rel)), encoding="utf-8")
+        path.write_text(
+            with_source_hash(path.read_text(encoding="utf-8"), english.source_hash_of(rel)), encoding="utf-8"
+        )
     return target
 
 
@@ -249,8 +262,9 @@ def built_once_per_run(tmp_path_factory, name: str, build) -> Path:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> ServedSite:
     """The real glossary, built once per run and served on 127.0.0.1."""
-    site_dir = built_once_per_run(tmp_path_factory, "full-site",
-                                  lambda folder: build_site(ROOT, site_dir=folder, site_url=FULL_SITE_ADDRESS))
+    site_dir = built_once_per_run(
+        tmp_path_factory, "full-site", lambda folder: build_site(ROOT, site_dir=folder, site_url=FULL_SITE_ADDRESS)
+    )
     served = ServedSite(serve_in_background(site_dir), site_dir, FULL_SITE_ADDRESS)
     yield served
     served.server.shutdown()
@@ -286,8 +300,9 @@ def browser():
     # load costs about 0.36 CPU-seconds in it against 0.45 in chromium, measured on this site.
     chromium = shutil.which("chromium-headless-shell")
     if not chromium:
-        pytest.fail("Chromium is not installed: run `make test`, which installs Debian's "
-                    "chromium-headless-shell package")
+        pytest.fail(
+            "Chromium is not installed: run `make test`, which installs Debian's chromium-headless-shell package"
+        )
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         yield launched

@@ -28,12 +28,33 @@ OLD_TEXT = "\n\n=== Existing Chinese translation ==="
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 FRONT_KEY = re.compile(r"^(title|summary|aliases):")
 
-BEHAVIOURS = ("ok", "429", "500", "503", "hang", "drop", "length", "fenced", "preamble", "drop_code",
-              "alter_code", "change_url", "script", "attribute", "empty", "echo", "400", "401", "402", "422")
+BEHAVIOURS = (
+    "ok",
+    "429",
+    "500",
+    "503",
+    "hang",
+    "drop",
+    "length",
+    "fenced",
+    "preamble",
+    "drop_code",
+    "alter_code",
+    "change_url",
+    "script",
+    "attribute",
+    "empty",
+    "echo",
+    "400",
+    "401",
+    "402",
+    "422",
+)
 
 
 def fake_translate(document: str) -> str:
     """Deterministic 'Chinese': every English word becomes two CJK characters."""
+
     def word(match: re.Match) -> str:
         value = zlib.crc32(match.group(0).lower().encode())
         return chr(0x4E00 + value % 0x4000) + chr(0x4E00 + (value >> 14) % 0x4000)
@@ -41,7 +62,7 @@ def fake_translate(document: str) -> str:
     out = []
     for line in document.split("\n"):
         key = FRONT_KEY.match(line)
-        prefix, rest = (line[: key.end()], line[key.end():]) if key else ("", line)
+        prefix, rest = (line[: key.end()], line[key.end() :]) if key else ("", line)
         parts = PLACEHOLDER.split(rest)
         out.append(prefix + "".join(p if PLACEHOLDER.fullmatch(p) else WORD.sub(word, p) for p in parts))
     return "\n".join(out)
@@ -76,9 +97,16 @@ class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024  # hundreds of clients connect at once; the default backlog of 5 would stall them
 
-    def __init__(self, port: int = 0, latency: float = 0.0, tokens_per_second: float = 0.0,
-                 models=("deepseek-flash", "deepseek-pro"), hang_seconds: float = 30.0,
-                 max_concurrent: int = 0, retry_after_ms: int = 1000):
+    def __init__(
+        self,
+        port: int = 0,
+        latency: float = 0.0,
+        tokens_per_second: float = 0.0,
+        models=("deepseek-flash", "deepseek-pro"),
+        hang_seconds: float = 30.0,
+        max_concurrent: int = 0,
+        retry_after_ms: int = 1000,
+    ):
         super().__init__(("127.0.0.1", port), _Handler)
         self.latency = latency
         self.tokens_per_second = tokens_per_second
@@ -165,24 +193,42 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, {"error": {"message": message, "type": "error", "code": status}}, headers)
 
     def do_GET(self):
-        self.server.requests.append({"path": self.path, "method": "GET", "authorization": self.headers.get("Authorization")})
+        self.server.requests.append(
+            {"path": self.path, "method": "GET", "authorization": self.headers.get("Authorization")}
+        )
         if self.path.rstrip("/").endswith("/models"):
-            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.server.models]})
+            self._json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.server.models],
+                },
+            )
         else:
             self._error(404, f"no route {self.path}")
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
-        record = {"path": self.path, "method": "POST", "body": request, "authorization": self.headers.get("Authorization")}
+        record = {
+            "path": self.path,
+            "method": "POST",
+            "body": request,
+            "authorization": self.headers.get("Authorization"),
+        }
         self.server.requests.append(record)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._error(404, f"no route {self.path}")
         if not self.server._admit():
             record["behaviour"] = "over capacity"
-            return self._error(429, "Rate limit reached: too many requests at once",
-                               {"Retry-After": str(max(1, round(self.server.retry_after_ms / 1000))),
-                                "retry-after-ms": str(self.server.retry_after_ms)})
+            return self._error(
+                429,
+                "Rate limit reached: too many requests at once",
+                {
+                    "Retry-After": str(max(1, round(self.server.retry_after_ms / 1000))),
+                    "retry-after-ms": str(self.server.retry_after_ms),
+                },
+            )
         started = time.monotonic()
         try:
             self._answer(request.get("messages", []), record)
@@ -245,10 +291,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.seen_prefixes.add(system)
         completion_tokens = count_tokens(reply)
         time.sleep(self.server.reply_seconds(reply))
-        self._json(200, {
-            "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": "test",
-            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": reply}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens,
-                      "prompt_cache_hit_tokens": cached, "prompt_cache_miss_tokens": prompt_tokens - cached},
-        })
+        self._json(
+            200,
+            {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": "test",
+                "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": reply}}],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_cache_hit_tokens": cached,
+                    "prompt_cache_miss_tokens": prompt_tokens - cached,
+                },
+            },
+        )

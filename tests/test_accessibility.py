@@ -19,9 +19,12 @@ def serious_violations(tab) -> list[str]:
         tab.add_script_tag(path=str(AXE))
     result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
     assert result["testEngine"]["name"] == "axe-core"
-    return [f"{tab.url} [{label}]: {v['id']} ({v['impact']}) at {[n['target'] for n in v['nodes'][:3]]}: {v['help']}"
-            for v in result["violations"] if v["impact"] in ("serious", "critical")
-            for label in [tab.evaluate("document.body.dataset.mdColorScheme")]]
+    return [
+        f"{tab.url} [{label}]: {v['id']} ({v['impact']}) at {[n['target'] for n in v['nodes'][:3]]}: {v['help']}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+        for label in [tab.evaluate("document.body.dataset.mdColorScheme")]
+    ]
 
 
 def in_both_schemes(tab) -> list[str]:

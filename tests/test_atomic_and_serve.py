@@ -108,8 +108,14 @@ def test_server_keeps_the_connection_open_for_the_next_request(tmp_path):
     connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
     try:
         answers, sockets = [], []
-        for method, path in [("GET", "/warp/"), ("GET", "/warp"), ("GET", "/missing/"), ("GET", "/diagram.png"),
-                             ("HEAD", "/warp/"), ("GET", "/warp/")]:
+        for method, path in [
+            ("GET", "/warp/"),
+            ("GET", "/warp"),
+            ("GET", "/missing/"),
+            ("GET", "/diagram.png"),
+            ("HEAD", "/warp/"),
+            ("GET", "/warp/"),
+        ]:
             connection.request(method, path, headers={"Accept-Encoding": "gzip"})
             response = connection.getresponse()
             answers.append((response.status, response.version, response.will_close, len(response.read())))

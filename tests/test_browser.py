@@ -76,7 +76,8 @@ def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(
     index, worker = "search_index", "/workers/search."  # the search index, and the worker that searches it
     assert [r.url for r in first_load if index in r.url or worker in r.url] == []
     assert 20_000 < transferred <= PAGE_BUDGET, f"{transferred} bytes: " + ", ".join(
-        f"{r.url.removeprefix(site.url)} {r.sizes()['responseBodySize']}" for r in first_load)
+        f"{r.url.removeprefix(site.url)} {r.sizes()['responseBodySize']}" for r in first_load
+    )
     # A reader on a phone taps the search button: now the index and the worker load, and search works.
     tab.click("label.md-header__button[for=__search]")
     search = tab.locator("input[data-md-component=search-query]")
@@ -86,15 +87,21 @@ def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(
     first.wait_for(timeout=30000)
     assert [r.url for r in finished if index in r.url] == [site.url + prefix + "search/search_index.json"]
     assert len([r.url for r in finished if worker in r.url]) == 1
-    assert urlsplit(first.locator("a").first.get_attribute("href")).path.rstrip("/").endswith(prefix + "device-software/warp")
+    assert (
+        urlsplit(first.locator("a").first.get_attribute("href"))
+        .path.rstrip("/")
+        .endswith(prefix + "device-software/warp")
+    )
     context.close()
 
 
 def test_quiet_network_waits_for_a_late_request_and_names_one_that_never_ends(site, page):
     """The browser tests' wait (conftest.QuietNetwork): a request made after the load event is
     waited for; a request that never ends fails the wait with its URL."""
-    html = ("<!doctype html><title>t</title><script>addEventListener('load', () => setTimeout(() => "
-            "fetch('/late').then(() => document.title = 'late done'), 0))</script><p>t")
+    html = (
+        "<!doctype html><title>t</title><script>addEventListener('load', () => setTimeout(() => "
+        "fetch('/late').then(() => document.title = 'late done'), 0))</script><p>t"
+    )
     page.route(site.url + "quiet-test/", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
     page.route(site.url + "late", lambda route: route.fulfill(status=200, body="ok"))
     quiet = QuietNetwork(page)
@@ -193,7 +200,9 @@ def test_names_in_code_without_their_span_keep_the_colour_material_gives_names(s
 
 def injected(html: str) -> str:
     """A built page with what the sanitizer keeps out: an inline script and a handler attribute."""
-    return html.replace("</article>", "<script>alert('inline')</script><img src=x onerror=\"alert('handler')\"></article>", 1)
+    return html.replace(
+        "</article>", "<script>alert('inline')</script><img src=x onerror=\"alert('handler')\"></article>", 1
+    )
 
 
 @pytest.mark.parametrize("keep_policy", [True, False])
@@ -207,7 +216,9 @@ def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
     page.route(url, lambda route: route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html))
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.add_init_script("window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))")
+    page.add_init_script(
+        "window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))"
+    )
     quiet = QuietNetwork(page)
     page.goto(url)
     quiet.wait()

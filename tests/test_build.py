@@ -20,13 +20,24 @@ def read(site, path: str) -> str:
 
 def test_both_languages_built_with_their_own_sitemaps_and_404(site):
     for prefix in ("", "zh/"):
-        for name in ("index.html", "404.html", "sitemap.xml", "llms.txt", "llms-full.txt",
-                     "search/search_index.json", "terms/index.html", "terminology/index.html"):
+        for name in (
+            "index.html",
+            "404.html",
+            "sitemap.xml",
+            "llms.txt",
+            "llms-full.txt",
+            "search/search_index.json",
+            "terms/index.html",
+            "terminology/index.html",
+        ):
             assert (site.dir / prefix / name).is_file(), prefix + name
     assert '<html lang="zh"' in read(site, "zh/index.html")
     assert "页面不存在" in read(site, "zh/404.html") and "Page not found" in read(site, "404.html")
     for not_found in ("404.html", "zh/404.html"):  # the theme's own pages carry the policy too
-        assert '<meta http-equiv="Content-Security-Policy" content="default-src \'self\'; script-src \'self\' \'sha256-' in read(site, not_found)
+        assert (
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; script-src 'self' 'sha256-"
+            in read(site, not_found)
+        )
 
 
 def test_every_page_has_hreflang_alternates_for_both_languages(site):
@@ -59,7 +70,7 @@ def test_stale_page_shows_notice_linking_to_english(fixture_site):
     html = read(fixture_site, "zh/perf/alpha/index.html")
     assert 'data-gg-notice="stale"' in html
     assert re.search(r'data-gg-notice="stale">\s*<p>[^<]*<a href="(\.\./)+perf/alpha/" hreflang="en">', html)
-    assert 'data-gg-notice' not in read(fixture_site, "zh/perf/index.html")
+    assert "data-gg-notice" not in read(fixture_site, "zh/perf/index.html")
 
 
 def test_search_indexes_hold_only_their_language(site):
@@ -119,7 +130,7 @@ def test_generated_index_and_terminology_pages(site):
 
 def test_referenced_by_lists_pages_linking_here(site):
     html = read(site, "device-software/warp/index.html")
-    section = html[html.index('id="referenced-by"'):]
+    section = html[html.index('id="referenced-by"') :]
     assert "streaming-multiprocessor/" in section
     zh_html = read(site, "zh/device-software/warp/index.html")
     assert "引用本页的页面" in zh_html
@@ -152,8 +163,9 @@ def test_each_build_gets_this_build_s_address_and_the_command_prints_only_its_pr
     build_site(small, site_dir=small / "site", site_url=second)
     sitemap = (small / "site/sitemap.xml").read_text(encoding="utf-8")
     assert f"<loc>{second}" in sitemap and first not in sitemap
-    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "build"], cwd=small, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "build"], cwd=small, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -201,7 +213,9 @@ def test_search_indexes_are_compact_utf8_without_repeated_or_useless_entries(sit
         assert "terms/" in locations and not [loc for loc in locations if loc.startswith("terms/#")]
         assert not [doc["location"] for doc in docs if "#" in doc["location"] and "tags" in doc]
         sections = [doc for doc in docs if doc["location"].startswith("device-software/warp/#")]
-        assert sections and all(doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections)
+        assert sections and all(
+            doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections
+        )
     assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")
 
 
@@ -256,7 +270,9 @@ def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(
     compiled = {p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")}
     assert len(compiled) >= 10  # Material's base, partials and our overrides
     build_site(small, site_dir=small / "site")
-    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")} == compiled  # read, not rewritten
+    assert {
+        p: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "jinja").rglob("*.cache")
+    } == compiled  # read, not rewritten
     for entry in compiled:  # damaged entries (a checksum that does not unpickle) are compiled again
         entry.write_bytes(jinja2.bccache.bc_magic + b"damaged")
     before = (small / "site/perf/alpha/index.html").read_bytes()
@@ -264,8 +280,10 @@ def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(
     assert (small / "site/perf/alpha/index.html").read_bytes() == before
     assert all(entry.read_bytes() != jinja2.bccache.bc_magic + b"damaged" for entry in compiled)
     main = small / "overrides" / "main.html"
-    main.write_text(main.read_text(encoding="utf-8").replace("{% block content %}", "{% block content %}<p>edited-template</p>", 1),
-                    encoding="utf-8")
+    main.write_text(
+        main.read_text(encoding="utf-8").replace("{% block content %}", "{% block content %}<p>edited-template</p>", 1),
+        encoding="utf-8",
+    )
     build_site(small, site_dir=small / "site")
     assert "<p>edited-template</p>" in (small / "site/perf/alpha/index.html").read_text(encoding="utf-8")
 

@@ -30,7 +30,10 @@ def add_page(project: Path, rel: str, text: str, nav: bool = True) -> None:
     if nav:
         lang_rel = rel.split("/", 2)[2]
         config = project / "mkdocs.yml"
-        config.write_text(config.read_text(encoding="utf-8").replace("  - terms.md\n", f"  - {lang_rel}\n  - terms.md\n"), encoding="utf-8")
+        config.write_text(
+            config.read_text(encoding="utf-8").replace("  - terms.md\n", f"  - {lang_rel}\n  - terms.md\n"),
+            encoding="utf-8",
+        )
 
 
 def test_the_real_glossary_has_no_errors():
@@ -39,7 +42,9 @@ def test_the_real_glossary_has_no_errors():
 
 def test_front_matter_that_does_not_parse_names_file_and_line(project):
     add_page(project, "glossary/en/perf/broken.md", "---\ntitle: Broken\nsummary: a: b: c\n---\nbody\n")
-    assert any(e.startswith("glossary/en/perf/broken.md:3: error: front matter is not valid YAML") for e in errors(project))
+    assert any(
+        e.startswith("glossary/en/perf/broken.md:3: error: front matter is not valid YAML") for e in errors(project)
+    )
 
 
 def test_missing_title_or_summary(project):
@@ -62,11 +67,21 @@ def test_duplicate_slug_and_title(project):
 
 
 def test_broken_link_and_anchor_name_the_line(project):
-    add_page(project, "glossary/en/perf/links.md", page(
-        "See [warp](../device-software/warp.md#no-such-anchor).\n\n[gone](nowhere.md)\n\n[abs](/perf/occupancy.md)"))
+    add_page(
+        project,
+        "glossary/en/perf/links.md",
+        page(
+            "See [warp](../device-software/warp.md#no-such-anchor).\n\n[gone](nowhere.md)\n\n[abs](/perf/occupancy.md)"
+        ),
+    )
     found = errors(project)
-    assert any(e.startswith("glossary/en/perf/links.md:6: error: anchor '#no-such-anchor' does not exist") for e in found)
-    assert "glossary/en/perf/links.md:8: error: link 'nowhere.md' points at perf/nowhere.md, which does not exist in glossary/en" in found
+    assert any(
+        e.startswith("glossary/en/perf/links.md:6: error: anchor '#no-such-anchor' does not exist") for e in found
+    )
+    assert (
+        "glossary/en/perf/links.md:8: error: link 'nowhere.md' points at perf/nowhere.md, which does not exist in glossary/en"
+        in found
+    )
     assert any(e.startswith("glossary/en/perf/links.md:10: error: site-absolute link") for e in found)
 
 
@@ -79,18 +94,29 @@ def test_link_into_untranslated_page_resolves_in_chinese(project):
 def test_missing_image_and_missing_alt(project):
     (project / "glossary/images").mkdir(exist_ok=True)
     (project / "glossary/images/real.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
-    add_page(project, "glossary/en/perf/pictures.md", page(
-        "![](../images/real.svg)\n\n![A chart](../images/missing.svg)\n\n![Remote](https://example.com/x.png)"))
+    add_page(
+        project,
+        "glossary/en/perf/pictures.md",
+        page("![](../images/real.svg)\n\n![A chart](../images/missing.svg)\n\n![Remote](https://example.com/x.png)"),
+    )
     found = errors(project)
-    assert any(e.startswith("glossary/en/perf/pictures.md:6: error: image '../images/real.svg' has no alt text") for e in found)
-    assert any(e.startswith("glossary/en/perf/pictures.md:8: error: image '../images/missing.svg' does not exist") for e in found)
+    assert any(
+        e.startswith("glossary/en/perf/pictures.md:6: error: image '../images/real.svg' has no alt text") for e in found
+    )
+    assert any(
+        e.startswith("glossary/en/perf/pictures.md:8: error: image '../images/missing.svg' does not exist")
+        for e in found
+    )
     assert any(e.startswith("glossary/en/perf/pictures.md:10: error: remote image") for e in found)
 
 
 def test_code_fence_never_closed_names_the_line_it_opened(project):
     add_page(project, "glossary/en/perf/fence.md", page("Text.\n\n~~~~cuda\nint x;\n~~~\n\nMore text."))
     found = errors(project)
-    assert "glossary/en/perf/fence.md:8: error: code fence opened here is never closed: the rest of the page would render as code; add a closing ~~~~ line" in found
+    assert (
+        "glossary/en/perf/fence.md:8: error: code fence opened here is never closed: the rest of the page would render as code; add a closing ~~~~ line"
+        in found
+    )
 
 
 def test_a_page_saved_with_a_byte_order_mark_passes(project):
@@ -109,8 +135,13 @@ def test_missing_and_stale_translations_are_warnings(project):
     english = project / WARP_EN
     english.write_text(english.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     problems = [str(p) for p in run_check(project)]
-    assert "glossary/en/perf/occupancy.md:1: warning: no zh translation: glossary/zh/perf/occupancy.md is missing" in problems
-    assert any(p.startswith(f"{WARP_ZH}:") and ": warning: translation may be out of date: " + WARP_EN in p for p in problems)
+    assert (
+        "glossary/en/perf/occupancy.md:1: warning: no zh translation: glossary/zh/perf/occupancy.md is missing"
+        in problems
+    )
+    assert any(
+        p.startswith(f"{WARP_ZH}:") and ": warning: translation may be out of date: " + WARP_EN in p for p in problems
+    )
     assert errors(project) == []
 
 
@@ -118,10 +149,17 @@ def test_avoided_chinese_variant(project):
     path = project / WARP_ZH
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
-    body_line = next(i for i, l in enumerate(lines) if l and not l.startswith(("---", "title", "summary", "abbreviation", "aliases", "source_hash")) and i > 3)
+    body_line = next(
+        i
+        for i, l in enumerate(lines)
+        if l and not l.startswith(("---", "title", "summary", "abbreviation", "aliases", "source_hash")) and i > 3
+    )
     lines[body_line] = lines[body_line] + "每个经线有 32 个线程。"
     path.write_text("\n".join(lines), encoding="utf-8")
-    assert f"{WARP_ZH}:{body_line + 1}: error: '经线' is a variant the terminology file avoids: write '线程束' (warp)" in errors(project)
+    assert (
+        f"{WARP_ZH}:{body_line + 1}: error: '经线' is a variant the terminology file avoids: write '线程束' (warp)"
+        in errors(project)
+    )
 
 
 def test_chinese_page_without_english_page(project):
@@ -129,60 +167,82 @@ def test_chinese_page_without_english_page(project):
     assert any("glossary/zh/perf/orphan.md:1: error: no English page" in e for e in errors(project))
 
 
-@pytest.mark.parametrize("content", [
-    b"\xff\xfe\x00garbage",
-    b"---\n: : :\n---\n",
-    b"---\n- just\n- a list\n---\nbody\n",
-    b"---\ntitle: unterminated\n",
-    b"",
-    b"---\ntitle: !!python/object:os.system x\nsummary: s\n---\n",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00garbage",
+        b"---\n: : :\n---\n",
+        b"---\n- just\n- a list\n---\nbody\n",
+        b"---\ntitle: unterminated\n",
+        b"",
+        b"---\ntitle: !!python/object:os.system x\nsummary: s\n---\n",
+    ],
+)
 def test_malformed_pages_never_crash_the_cli(project, content):
     target = project / "glossary/en/perf/malformed.md"
     target.write_bytes(content)
-    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr
     assert "glossary/en/perf/malformed.md:" in result.stdout
 
 
 def test_cli_exit_codes_and_github_annotations(project):
-    ok = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stdout
     add_page(project, "glossary/en/perf/fence.md", page("```\nplain\n```"))
     env = {"GITHUB_ACTIONS": "true", "PATH": "/usr/bin:/bin"}
-    bad = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True, env=env)
+    bad = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "check"], cwd=project, capture_output=True, text=True, env=env
+    )
     assert bad.returncode == 1
     assert "glossary/en/perf/fence.md:6: error: code fence has no language" in bad.stdout
-    assert "::error file=glossary/en/perf/fence.md,line=6,title=gpu-glossary check::code fence has no language" in bad.stdout
+    assert (
+        "::error file=glossary/en/perf/fence.md,line=6,title=gpu-glossary check::code fence has no language"
+        in bad.stdout
+    )
 
 
 def test_annotation_escapes_newlines():
     from gpu_glossary.page import Problem
 
-    assert github_annotation(Problem("a.md", 2, "warning", "x\ny")) == "::warning file=a.md,line=2,title=gpu-glossary check::x%0Ay"
+    assert (
+        github_annotation(Problem("a.md", 2, "warning", "x\ny"))
+        == "::warning file=a.md,line=2,title=gpu-glossary check::x%0Ay"
+    )
 
 
 def test_stamp_marks_a_translation_current(project):
     english = project / WARP_EN
     english.write_text(english.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     assert load_glossary(project).translation_status("zh", "device-software/warp.md") == "stale"
-    result = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert load_glossary(project).translation_status("zh", "device-software/warp.md") == "current"
-    refused = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_EN], cwd=project, capture_output=True, text=True)
+    refused = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_EN], cwd=project, capture_output=True, text=True
+    )
     assert refused.returncode == 1 and "not a translated page" in refused.stderr
 
 
 def test_with_source_hash_adds_or_replaces_only_that_key():
     assert with_source_hash("---\ntitle: a\n---\nbody\n", "abc") == "---\ntitle: a\nsource_hash: abc\n---\nbody\n"
-    assert with_source_hash("---\nsource_hash: old\ntitle: a\n---\nx\n---\n", "new") == "---\nsource_hash: new\ntitle: a\n---\nx\n---\n"
+    assert (
+        with_source_hash("---\nsource_hash: old\ntitle: a\n---\nx\n---\n", "new")
+        == "---\nsource_hash: new\ntitle: a\n---\nx\n---\n"
+    )
 
 
 def test_stamp_records_section_hashes_only_where_the_sections_line_up(project):
-    stamp = lambda: subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project,
-                                   capture_output=True, text=True)
+    stamp = lambda: subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project, capture_output=True, text=True
+    )
     chinese = project / WARP_ZH
     original = chinese.read_text(encoding="utf-8")
     assert stamp().returncode == 0
@@ -190,13 +250,17 @@ def test_stamp_records_section_hashes_only_where_the_sections_line_up(project):
     recorded = recorded_hashes(glossary.page("zh", "device-software/warp.md"))
     assert recorded == section_hashes(glossary.page("en", "device-software/warp.md"))
     stamped = chinese.read_text(encoding="utf-8").split("\n")
-    assert [l for l in stamped if not l.startswith(("source_hash:", "section_hashes:"))] == \
-        [l for l in original.split("\n") if not l.startswith("source_hash:")]  # nothing else touched
+    assert [l for l in stamped if not l.startswith(("source_hash:", "section_hashes:"))] == [
+        l for l in original.split("\n") if not l.startswith("source_hash:")
+    ]  # nothing else touched
     chinese.write_text(chinese.read_text(encoding="utf-8") + "\n## 多出的一节 {#extra}\n\n手写。\n", encoding="utf-8")
     assert stamp().returncode == 0  # a hand-made section the English page lacks: no section hashes
     assert SECTION_HASHES_KEY not in load_glossary(project).page("zh", "device-software/warp.md").meta
 
 
 def test_with_front_matter_sets_quotes_and_removes_keys():
-    assert with_front_matter("---\ntitle: a\nx: 1\n---\nb\n", {"x": None, "h": "0123 abcd"}) == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
+    assert (
+        with_front_matter("---\ntitle: a\nx: 1\n---\nb\n", {"x": None, "h": "0123 abcd"})
+        == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
+    )
     assert with_front_matter("---\ntitle: a\n---\nb\n", {"h": "12345678"}) == "---\ntitle: a\nh: '12345678'\n---\nb\n"

@@ -85,7 +85,10 @@ def every_page_on_a_phone(site, browser):
     def watched_tab():
         tab = context.new_page()
         quiet[tab] = QuietNetwork(tab)
-        tab.on("request", lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url))
+        tab.on(
+            "request",
+            lambda r: None if r.url.startswith(site.url) or r.url.startswith("data:") else outside.append(r.url),
+        )
         tab.on("console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None)
         tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
         tab.on("dialog", lambda d: (dialogs.append(f"{tab.url}: {d.type} {d.message}"), d.dismiss()))
@@ -118,8 +121,17 @@ def every_page_on_a_phone(site, browser):
         record(tab, url)
         load_next(tab)
     context.close()
-    return {"urls": urls, "outside": outside, "errors": errors, "overflow": overflow, "dialogs": dialogs,
-            "surfaces": surfaces, "images": images, "with_images": with_images, "images_in_light": images_in_light}
+    return {
+        "urls": urls,
+        "outside": outside,
+        "errors": errors,
+        "overflow": overflow,
+        "dialogs": dialogs,
+        "surfaces": surfaces,
+        "images": images,
+        "with_images": with_images,
+        "images_in_light": images_in_light,
+    }
 
 
 def test_every_page_was_visited(every_page_on_a_phone):
@@ -143,7 +155,11 @@ def test_every_image_loads_and_only_the_light_variant_shows(every_page_on_a_phon
     urls = every_page_on_a_phone["with_images"]
     assert any("/zh/" in u for u in urls) and any("/zh/" not in u for u in urls), urls
     assert set(every_page_on_a_phone["images_in_light"]) == urls
-    problems = [p for url, found in every_page_on_a_phone["images_in_light"].items() for p in image_problems(url, found, "light")]
+    problems = [
+        p
+        for url, found in every_page_on_a_phone["images_in_light"].items()
+        for p in image_problems(url, found, "light")
+    ]
     assert problems == []
 
 
@@ -169,6 +185,8 @@ def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phon
         assert len(found["policies"]) == 1 and found["firstInHead"], url
         directives = dict(d.strip().split(" ", 1) for d in found["policies"][0].split(";"))
         sources = directives["script-src"].split()
-        assert sources[0] == "'self'" and all(re.fullmatch(r"'sha256-[A-Za-z0-9+/]+={0,2}'", s) for s in sources[1:]), url
+        assert sources[0] == "'self'" and all(re.fullmatch(r"'sha256-[A-Za-z0-9+/]+={0,2}'", s) for s in sources[1:]), (
+            url
+        )
         assert directives["default-src"] == "'self'" and directives["object-src"] == "'none'", url
         assert directives["base-uri"] == "'self'" and "unsafe" not in found["policies"][0], url

@@ -15,8 +15,16 @@ import yaml
 
 from gpu_glossary.check import run_check
 from gpu_glossary.examples.runner import Machine, SetupError, preflight
-from gpu_glossary.examples.model import (RUNS_FILE, Record, Runs, load_runs, normalize_output, page_examples,
-                                   save_runs, with_outputs)
+from gpu_glossary.examples.model import (
+    RUNS_FILE,
+    Record,
+    Runs,
+    load_runs,
+    normalize_output,
+    page_examples,
+    save_runs,
+    with_outputs,
+)
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes
@@ -41,16 +49,21 @@ CUDA_FRAGMENT = "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }"
 
 # -- discovery and markers ----------------------------------------------------------
 
+
 def test_complete_programs_are_runnable_and_fragments_are_not():
-    page = make_page("\n".join([
-        fence("cuda", CUDA_MAIN),
-        fence("cuda", CUDA_FRAGMENT),
-        fence("cuda", CUDA_MAIN, "nvcc: skip"),
-        fence("python", "import torch\nprint(torch.ones(2))"),
-        fence("python", "print('no GPU library')"),
-        fence("python", "import torch\nprint(1)", "example: skip"),
-        fence("console", "$ nvidia-smi"),
-    ]))
+    page = make_page(
+        "\n".join(
+            [
+                fence("cuda", CUDA_MAIN),
+                fence("cuda", CUDA_FRAGMENT),
+                fence("cuda", CUDA_MAIN, "nvcc: skip"),
+                fence("python", "import torch\nprint(torch.ones(2))"),
+                fence("python", "print('no GPU library')"),
+                fence("python", "import torch\nprint(1)", "example: skip"),
+                fence("console", "$ nvidia-smi"),
+            ]
+        )
+    )
     examples, problems = page_examples(page)
     assert problems == []
     assert [(e.kind, e.name) for e in examples] == [("cuda", "example-1"), ("python", "example-2")]
@@ -59,12 +72,31 @@ def test_complete_programs_are_runnable_and_fragments_are_not():
 
 
 def test_markers_set_name_flags_args_timeout_and_exit_code():
-    page = make_page(fence("cuda", CUDA_MAIN, 'example: name=drv flags="-lcuda -lineinfo" args="8 --fast" timeout=5 exit=1')
-                     + "\n" + fence("python", "print('plain python')", "example"))
+    page = make_page(
+        fence("cuda", CUDA_MAIN, 'example: name=drv flags="-lcuda -lineinfo" args="8 --fast" timeout=5 exit=1')
+        + "\n"
+        + fence("python", "print('plain python')", "example")
+    )
     (cuda, python), problems = page_examples(page)
     assert problems == []
-    assert (cuda.name, cuda.flags, cuda.args, cuda.timeout, cuda.exit_code) == ("drv", ("-lcuda", "-lineinfo"), ("8", "--fast"), 5.0, 1)
-    assert cuda.build_command() == ["nvcc", "-std=c++17", "-O3", "-arch=sm_90", "-lineinfo", "drv.cu", "-o", "drv", "-lcuda"]
+    assert (cuda.name, cuda.flags, cuda.args, cuda.timeout, cuda.exit_code) == (
+        "drv",
+        ("-lcuda", "-lineinfo"),
+        ("8", "--fast"),
+        5.0,
+        1,
+    )
+    assert cuda.build_command() == [
+        "nvcc",
+        "-std=c++17",
+        "-O3",
+        "-arch=sm_90",
+        "-lineinfo",
+        "drv.cu",
+        "-o",
+        "drv",
+        "-lcuda",
+    ]
     assert cuda.run_command() == ["./drv", "8", "--fast"]
     assert python.kind == "python" and not python.needs_gpu
 
@@ -83,12 +115,15 @@ def test_console_blocks_marked_shell_run_their_commands():
     assert example.kind == "shell" and example.commands == ("nvidia-smi -L", "ls \\\n  -l")
 
 
-@pytest.mark.parametrize("marker, message", [
-    ("example: nmae=x", "unknown setting 'nmae=x'"),
-    ("example: timeout=soon", "example timeout='soon' is not a number"),
-    ('example: flags="-lcuda', "example marker does not parse"),
-    ("example: name=a/b", "example name 'a/b' may hold only"),
-])
+@pytest.mark.parametrize(
+    "marker, message",
+    [
+        ("example: nmae=x", "unknown setting 'nmae=x'"),
+        ("example: timeout=soon", "example timeout='soon' is not a number"),
+        ('example: flags="-lcuda', "example marker does not parse"),
+        ("example: name=a/b", "example name 'a/b' may hold only"),
+    ],
+)
 def test_a_bad_marker_is_an_error_naming_its_line(marker, message):
     page = make_page("Intro.\n\n" + fence("cuda", CUDA_MAIN, marker))
     _, problems = page_examples(page)
@@ -97,8 +132,13 @@ def test_a_bad_marker_is_an_error_naming_its_line(marker, message):
 
 
 def test_output_lines_in_a_runnable_console_block_and_duplicate_names_are_errors():
-    page = make_page(fence("console", "$ ls\nfile.txt", "example: shell") + "\n"
-                     + fence("cuda", CUDA_MAIN, "example: name=a") + "\n" + fence("cuda", CUDA_MAIN, "example: name=a"))
+    page = make_page(
+        fence("console", "$ ls\nfile.txt", "example: shell")
+        + "\n"
+        + fence("cuda", CUDA_MAIN, "example: name=a")
+        + "\n"
+        + fence("cuda", CUDA_MAIN, "example: name=a")
+    )
     _, problems = page_examples(page)
     messages = [(p.line, p.message.split(":")[0]) for p in problems]
     assert (9, "a runnable console block holds only '$ command' lines") in messages
@@ -118,9 +158,19 @@ def test_the_hash_follows_the_code_and_a_console_block_follows_its_page_programs
 
 # -- the recorded-runs file -----------------------------------------------------------
 
+
 def record(stdout: str, hash: str = "h") -> Record:
-    return Record(hash=hash, command="./p", device="NVIDIA H100 80GB HBM3", compute_capability="9.0",
-                  driver="580.159.04", cuda="13.0", date="2026-11-23", stdout=stdout, seconds=1.5)
+    return Record(
+        hash=hash,
+        command="./p",
+        device="NVIDIA H100 80GB HBM3",
+        compute_capability="9.0",
+        driver="580.159.04",
+        cuda="13.0",
+        date="2026-11-23",
+        stdout=stdout,
+        seconds=1.5,
+    )
 
 
 def test_runs_file_round_trips_readably(tmp_path):
@@ -174,8 +224,10 @@ DEMO_PAGE = "glossary/{lang}/perf/demo-example.md"
 
 def add_demo(project: Path, body: str, langs=("en",)) -> None:
     config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  - terms.md\n", "  - perf/demo-example.md\n  - terms.md\n"),
-                      encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("  - terms.md\n", "  - perf/demo-example.md\n  - terms.md\n"),
+        encoding="utf-8",
+    )
     for lang in langs:
         path = project / DEMO_PAGE.format(lang=lang)
         path.write_text(f"---\ntitle: Demo example {lang}\nsummary: A demo.\n---\n\n{body}\n", encoding="utf-8")
@@ -196,15 +248,20 @@ def record_for(project: Path, stdout: str) -> None:
 
 
 def demo_problems(project: Path) -> list[str]:
-    return [str(p) for p in run_check(project)
-            if ("demo-example" in p.path or "demo-example" in p.message) and "translation" not in p.message]
+    return [
+        str(p)
+        for p in run_check(project)
+        if ("demo-example" in p.path or "demo-example" in p.message) and "translation" not in p.message
+    ]
 
 
 def test_an_example_with_no_recorded_run_is_a_warning(project):
     add_demo(project, PRINTER)
     found = demo_problems(project)
     assert len(found) == 1
-    assert found[0].startswith("glossary/en/perf/demo-example.md:7: warning: example changed since it last ran on a GPU")
+    assert found[0].startswith(
+        "glossary/en/perf/demo-example.md:7: warning: example changed since it last ran on a GPU"
+    )
 
 
 def test_shown_output_must_equal_the_recorded_run(project):
@@ -219,10 +276,15 @@ def test_shown_output_must_equal_the_recorded_run(project):
 
 
 def test_a_recorded_example_without_output_block_is_an_error(project):
-    add_demo(project, PRINTER + "\nProse, then a text block that is not right under the example.\n\n```text\nhello\nworld\n```\n")
+    add_demo(
+        project,
+        PRINTER + "\nProse, then a text block that is not right under the example.\n\n```text\nhello\nworld\n```\n",
+    )
     record_for(project, "hello\nworld")
     (found,) = demo_problems(project)
-    assert found.startswith("glossary/en/perf/demo-example.md:10: error: no output block under example perf/demo-example.md#hello")
+    assert found.startswith(
+        "glossary/en/perf/demo-example.md:10: error: no output block under example perf/demo-example.md#hello"
+    )
 
 
 def test_a_chinese_page_is_held_to_the_same_record(project):
@@ -231,7 +293,9 @@ def test_a_chinese_page_is_held_to_the_same_record(project):
     assert not [p for p in demo_problems(project) if "error" in p]
     zh = project / DEMO_PAGE.format(lang="zh")
     zh.write_text(zh.read_text(encoding="utf-8").replace("```text\nhello", "```text\n你好"), encoding="utf-8")
-    assert any(p.startswith("glossary/zh/perf/demo-example.md:12: error: output differs") for p in demo_problems(project))
+    assert any(
+        p.startswith("glossary/zh/perf/demo-example.md:12: error: output differs") for p in demo_problems(project)
+    )
 
 
 def test_a_record_no_page_uses_is_reported(project):
@@ -272,21 +336,36 @@ def test_with_outputs_replaces_an_old_output_block():
 
 # -- real runs ------------------------------------------------------------------------
 
+
 def test_examples_run_records_output_for_real_without_a_gpu(project):
-    add_demo(project, PRINTER + "\n" + fence("python", "import sys\nprint('partial')\nsys.exit(3)", "example: name=broken")
-             + "\n" + fence("python", "import time\ntime.sleep(30)", "example: name=slow timeout=1"))
+    add_demo(
+        project,
+        PRINTER
+        + "\n"
+        + fence("python", "import sys\nprint('partial')\nsys.exit(3)", "example: name=broken")
+        + "\n"
+        + fence("python", "import time\ntime.sleep(30)", "example: name=slow timeout=1"),
+    )
     runs = load_runs(project)
     runs.records["device-software/warp.md#kept"] = record("an older run of another page")
     save_runs(runs)
     before = set(runs.records)
     page = load_glossary(project).page("en", "perf/demo-example.md")
     lines = {e.name: e.fence.line for e in page_examples(page)[0]}
-    result = subprocess.run([*CLI, "examples", "run", "perf/demo-example.md"], cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [*CLI, "examples", "run", "perf/demo-example.md"], cwd=project, capture_output=True, text=True
+    )
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
-    assert f"glossary/en/perf/demo-example.md:{lines['broken']}: error: example perf/demo-example.md#broken failed (exit code 3, expected 0)" in result.stderr
+    assert (
+        f"glossary/en/perf/demo-example.md:{lines['broken']}: error: example perf/demo-example.md#broken failed (exit code 3, expected 0)"
+        in result.stderr
+    )
     assert "partial" in result.stderr
-    assert f"glossary/en/perf/demo-example.md:{lines['slow']}: error: example perf/demo-example.md#slow timed out" in result.stderr
+    assert (
+        f"glossary/en/perf/demo-example.md:{lines['slow']}: error: example perf/demo-example.md#slow timed out"
+        in result.stderr
+    )
     assert "1 ran, 2 failed" in result.stderr
     records = yaml.safe_load((project / RUNS_FILE).read_text(encoding="utf-8"))
     assert set(records) == before | {"perf/demo-example.md#hello"}, "one new run merged, no other record lost"
@@ -303,7 +382,9 @@ def test_examples_run_records_output_for_real_without_a_gpu(project):
 def test_a_cuda_example_on_a_machine_without_a_gpu_gets_a_clear_message(project):
     if Path("/dev/nvidia0").exists():
         pytest.skip("this machine has a GPU")
-    result = subprocess.run([*CLI, "examples", "run", "perf/memory-coalescing.md"], cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [*CLI, "examples", "run", "perf/memory-coalescing.md"], cwd=project, capture_output=True, text=True
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "no NVIDIA GPU found" in result.stderr and "perf/memory-coalescing.md#coalescing" in result.stderr
@@ -312,21 +393,32 @@ def test_a_cuda_example_on_a_machine_without_a_gpu_gets_a_clear_message(project)
 def test_a_missing_nvcc_gets_a_clear_message():
     page = make_page(fence("cuda", CUDA_MAIN))
     examples, _ = page_examples(page)
-    with pytest.raises(SetupError, match=r"nvcc not found .* 1 selected example\(s\) need the CUDA toolkit, e.g. perf/demo.md#example-1"):
+    with pytest.raises(
+        SetupError,
+        match=r"nvcc not found .* 1 selected example\(s\) need the CUDA toolkit, e.g. perf/demo.md#example-1",
+    ):
         preflight(examples, Machine("NVIDIA H100 80GB HBM3", "9.0", "580.159.04", "", None))
 
 
 def test_unknown_selector_is_refused(project):
-    result = subprocess.run([*CLI, "examples", "run", "perf/no-such-page.md"], cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [*CLI, "examples", "run", "perf/no-such-page.md"], cwd=project, capture_output=True, text=True
+    )
     assert result.returncode == 1 and "no example matches perf/no-such-page.md" in result.stderr
 
 
 # -- the real glossary ----------------------------------------------------------------
 
+
 def test_every_example_in_the_glossary_has_a_current_recorded_run():
     glossary = load_glossary(ROOT)
     runs = load_runs(ROOT)
-    missing = [e.location for lang in glossary.pages for page in glossary.pages[lang].values()
-               for e in page_examples(page)[0] if runs.current(e) is None]
+    missing = [
+        e.location
+        for lang in glossary.pages
+        for page in glossary.pages[lang].values()
+        for e in page_examples(page)[0]
+        if runs.current(e) is None
+    ]
     assert not missing, f"examples with no recorded run of their current code: {missing}"
     assert all(r.device.startswith("NVIDIA") for r in runs.records.values())

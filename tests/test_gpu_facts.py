@@ -41,8 +41,11 @@ def test_per_gpu_numbers_match_the_facts_table():
     assert any(fact == "sms" for *_, fact, _ in found), "no SM count found: the scan is broken"
     # A sentence may state other numbers too ("a MIG instance has 98 SMs, not the 108 of the A100"),
     # but it must not give the GPU a value other than the table's without also stating the table's.
-    wrong = [f"{path}:{line}: {gpu} {fact} = {sorted(values)}, gpus.yml says {GPUS[gpu][fact]}"
-             for path, line, gpu, fact, values in found if fact in GPUS[gpu] and GPUS[gpu][fact] not in values]
+    wrong = [
+        f"{path}:{line}: {gpu} {fact} = {sorted(values)}, gpus.yml says {GPUS[gpu][fact]}"
+        for path, line, gpu, fact, values in found
+        if fact in GPUS[gpu] and GPUS[gpu][fact] not in values
+    ]
     assert wrong == []
 
 

@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.images.links import (DARK_PALETTE, check_images, find_images, fix_page, make_dark_svg,
-                                 make_dark_variants, variant)
+from gpu_glossary.images.links import (
+    DARK_PALETTE,
+    check_images,
+    find_images,
+    fix_page,
+    make_dark_svg,
+    make_dark_variants,
+    variant,
+)
 from gpu_glossary.images.localize import Localizer
 from gpu_glossary.page import parse_page
 from gpu_glossary.site.serve import run_in_background
@@ -39,12 +46,22 @@ def problems_for(project: Path, rel: str) -> list[str]:
 
 
 def test_finds_inline_reference_and_html_images_but_not_code():
-    page = parse_page(page_text(
-        "![A](../images/a.svg#only-light) and `![no](x.svg)`\n\n![B][b]\n\n<img src=\"../images/c.png\" alt=\"C\">\n\n"
-        "```text\n![no](y.svg)\n```\n\n[b]: ../images/b.svg"), Path("x"), "glossary/en/perf/x.md", "perf/x.md", "en")
+    page = parse_page(
+        page_text(
+            '![A](../images/a.svg#only-light) and `![no](x.svg)`\n\n![B][b]\n\n<img src="../images/c.png" alt="C">\n\n'
+            "```text\n![no](y.svg)\n```\n\n[b]: ../images/b.svg"
+        ),
+        Path("x"),
+        "glossary/en/perf/x.md",
+        "perf/x.md",
+        "en",
+    )
     found = [(r.kind, r.target, r.alt, r.line) for r in find_images(page)]
-    assert found == [("markdown", "../images/a.svg#only-light", "A", 6), ("reference", "../images/b.svg", "B", 16),
-                     ("html", "../images/c.png", "C", 10)]
+    assert found == [
+        ("markdown", "../images/a.svg#only-light", "A", 6),
+        ("reference", "../images/b.svg", "B", 16),
+        ("html", "../images/c.png", "C", 10),
+    ]
 
 
 def test_variant_names():
@@ -57,16 +74,31 @@ def test_check_reports_every_kind_of_problem(project):
     add_image(project, "pair.svg")
     add_image(project, "pair.dark.svg")
     add_image(project, "lonely.svg")
-    write(project, "en/perf/pictures.md",
-          "![](../images/pair.svg#only-light) ![](../images/pair.dark.svg#only-dark)\n\n"
-          "![Lonely](../images/lonely.svg)\n\n![Gone](../images/gone.svg)\n\n![Remote](https://example.com/r.png)\n\n"
-          "![Legacy](themed-image://sm.svg)")
+    write(
+        project,
+        "en/perf/pictures.md",
+        "![](../images/pair.svg#only-light) ![](../images/pair.dark.svg#only-dark)\n\n"
+        "![Lonely](../images/lonely.svg)\n\n![Gone](../images/gone.svg)\n\n![Remote](https://example.com/r.png)\n\n"
+        "![Legacy](themed-image://sm.svg)",
+    )
     found = problems_for(project, "en/perf/pictures.md")
-    assert "glossary/en/perf/pictures.md:6: error: image '../images/pair.svg#only-light' has no alt text: describe what it shows" in found
-    assert any(p.startswith("glossary/en/perf/pictures.md:8: error: image '../images/lonely.svg' has no dark variant") for p in found)
-    assert any(p.startswith("glossary/en/perf/pictures.md:10: error: image '../images/gone.svg' does not exist") for p in found)
-    assert any(p.startswith("glossary/en/perf/pictures.md:12: error: remote image 'https://example.com/r.png'") for p in found)
-    assert any(p.startswith("glossary/en/perf/pictures.md:14: error: legacy image link 'themed-image://sm.svg'") for p in found)
+    assert (
+        "glossary/en/perf/pictures.md:6: error: image '../images/pair.svg#only-light' has no alt text: describe what it shows"
+        in found
+    )
+    assert any(
+        p.startswith("glossary/en/perf/pictures.md:8: error: image '../images/lonely.svg' has no dark variant")
+        for p in found
+    )
+    assert any(
+        p.startswith("glossary/en/perf/pictures.md:10: error: image '../images/gone.svg' does not exist") for p in found
+    )
+    assert any(
+        p.startswith("glossary/en/perf/pictures.md:12: error: remote image 'https://example.com/r.png'") for p in found
+    )
+    assert any(
+        p.startswith("glossary/en/perf/pictures.md:14: error: legacy image link 'themed-image://sm.svg'") for p in found
+    )
 
 
 def test_a_complete_pair_passes_and_chinese_must_show_the_same_images(project):
@@ -75,10 +107,22 @@ def test_a_complete_pair_passes_and_chinese_must_show_the_same_images(project):
     pair = "![D](../images/d.svg#only-light) ![D](../images/d.dark.svg#only-dark)"
     write(project, "en/perf/pictures.md", pair)
     assert problems_for(project, "en/perf/pictures.md") == []
-    write(project, "zh/perf/pictures.md", "![图](../images/d.zh.svg#only-light) ![图](../images/d.zh.dark.svg#only-dark)", "图片")
+    write(
+        project,
+        "zh/perf/pictures.md",
+        "![图](../images/d.zh.svg#only-light) ![图](../images/d.zh.dark.svg#only-dark)",
+        "图片",
+    )
     assert problems_for(project, "zh/perf/pictures.md") == []
-    write(project, "zh/perf/pictures.md", "![图](../images/e.svg#only-light) ![图](../images/e.dark.svg#only-dark)", "图片")
-    assert any("images differ from glossary/en/perf/pictures.md" in p for p in problems_for(project, "zh/perf/pictures.md"))
+    write(
+        project,
+        "zh/perf/pictures.md",
+        "![图](../images/e.svg#only-light) ![图](../images/e.dark.svg#only-dark)",
+        "图片",
+    )
+    assert any(
+        "images differ from glossary/en/perf/pictures.md" in p for p in problems_for(project, "zh/perf/pictures.md")
+    )
 
 
 def test_check_is_part_of_gpu_glossary_check(project):
@@ -94,23 +138,34 @@ def test_fix_turns_legacy_links_into_light_dark_pairs_also_in_chinese_text(proje
     en = write(project, "en/perf/pictures.md", "See ![The SM](themed-image://sm.svg) here.")
     zh = write(project, "zh/perf/pictures.md", "如图![流式多处理器](themed-image://sm.svg)所示。", "图片")
     glossary = load_glossary(project)
-    changes = fix_page(glossary, glossary.page("en", "perf/pictures.md")) + fix_page(glossary, glossary.page("zh", "perf/pictures.md"))
+    changes = fix_page(glossary, glossary.page("en", "perf/pictures.md")) + fix_page(
+        glossary, glossary.page("zh", "perf/pictures.md")
+    )
     assert len(changes) == 2
-    assert "See ![The SM](../images/sm.svg#only-light) ![The SM](../images/sm.dark.svg#only-dark) here." in en.read_text(encoding="utf-8")
-    assert "如图![流式多处理器](../images/sm.zh.svg#only-light) ![流式多处理器](../images/sm.zh.dark.svg#only-dark)所示。" in zh.read_text(encoding="utf-8")
+    assert (
+        "See ![The SM](../images/sm.svg#only-light) ![The SM](../images/sm.dark.svg#only-dark) here."
+        in en.read_text(encoding="utf-8")
+    )
+    assert (
+        "如图![流式多处理器](../images/sm.zh.svg#only-light) ![流式多处理器](../images/sm.zh.dark.svg#only-dark)所示。"
+        in zh.read_text(encoding="utf-8")
+    )
     assert problems_for(project, "zh/perf/pictures.md") == []
 
 
-@pytest.mark.parametrize("rel, written, expected", [
-    ("en/perf/pictures.md", "/images/x.svg", "../images/x.svg"),
-    ("en/perf/pictures.md", "images/x.svg", "../images/x.svg"),
-    ("en/perf/pictures.md", "../../images/x.svg", "../images/x.svg"),
-    ("en/index.md", "../images/x.svg", "images/x.svg"),
-    ("en/index.md", "/images/x.svg", "images/x.svg"),
-    ("en/perf/pictures.md", "https://cdn.example.com/assets/x.svg", "../images/x.svg"),
-    ("zh/perf/pictures.md", "../images/x.svg", "../images/x.zh.svg"),
-    ("zh/perf/pictures.md", "../images/x.dark.svg#only-dark", "../images/x.zh.dark.svg#only-dark"),
-])
+@pytest.mark.parametrize(
+    "rel, written, expected",
+    [
+        ("en/perf/pictures.md", "/images/x.svg", "../images/x.svg"),
+        ("en/perf/pictures.md", "images/x.svg", "../images/x.svg"),
+        ("en/perf/pictures.md", "../../images/x.svg", "../images/x.svg"),
+        ("en/index.md", "../images/x.svg", "images/x.svg"),
+        ("en/index.md", "/images/x.svg", "images/x.svg"),
+        ("en/perf/pictures.md", "https://cdn.example.com/assets/x.svg", "../images/x.svg"),
+        ("zh/perf/pictures.md", "../images/x.svg", "../images/x.zh.svg"),
+        ("zh/perf/pictures.md", "../images/x.dark.svg#only-dark", "../images/x.zh.dark.svg#only-dark"),
+    ],
+)
 def test_fix_repairs_paths_for_the_pages_depth_and_language(project, rel, written, expected):
     for name in ("x.svg", "x.dark.svg", "x.zh.svg", "x.zh.dark.svg"):
         add_image(project, name)
@@ -172,7 +227,10 @@ class _ImageServer(BaseHTTPRequestHandler):
             "/ok.svg": ("image/svg+xml", LIGHT_SVG.encode()),
             "/page.html": ("text/html", b"<html></html>"),
             "/big.png": ("image/png", b"\x89PNG" + b"0" * 5000),
-            "/script.svg": ("image/svg+xml", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+            "/script.svg": (
+                "image/svg+xml",
+                b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+            ),
         }
         if self.path == "/slow.png":
             time.sleep(2)
@@ -197,10 +255,18 @@ def image_server():
 
 def test_localize_downloads_checks_and_rewrites(project, image_server):
     empty_images(project)
-    good = write(project, "en/perf/pictures.md", f"![Remote]({image_server}/ok.svg#only-light) and ![Again]({image_server}/ok.svg)")
-    bad = write(project, "en/perf/bad.md", f"![Page]({image_server}/page.html)\n\n![Big]({image_server}/big.png)\n\n"
-                                           f"![Slow]({image_server}/slow.png)\n\n![Gone]({image_server}/gone.png)\n\n"
-                                           f"![Script]({image_server}/script.svg)")
+    good = write(
+        project,
+        "en/perf/pictures.md",
+        f"![Remote]({image_server}/ok.svg#only-light) and ![Again]({image_server}/ok.svg)",
+    )
+    bad = write(
+        project,
+        "en/perf/bad.md",
+        f"![Page]({image_server}/page.html)\n\n![Big]({image_server}/big.png)\n\n"
+        f"![Slow]({image_server}/slow.png)\n\n![Gone]({image_server}/gone.png)\n\n"
+        f"![Script]({image_server}/script.svg)",
+    )
     bad_before = bad.read_text(encoding="utf-8")
     changes, problems = Localizer(load_glossary(project), timeout=0.5, max_bytes=1000).localize()
     name = next(p.name for p in (project / "glossary/images").iterdir() if p.suffix == ".svg")
@@ -222,29 +288,42 @@ def test_images_cli_check_exit_code(project):
     import subprocess
     import sys
 
-    ok = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "images", "--check"], cwd=project, capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "images", "--check"], cwd=project, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stdout
     write(project, "en/perf/pictures.md", "![](../images/none.svg)")
-    bad = subprocess.run([sys.executable, "-m", "gpu_glossary.cli", "images"], cwd=project, capture_output=True, text=True)
-    assert bad.returncode == 1 and "glossary/en/perf/pictures.md:6: error: image '../images/none.svg' has no alt text" in bad.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "gpu_glossary.cli", "images"], cwd=project, capture_output=True, text=True
+    )
+    assert (
+        bad.returncode == 1
+        and "glossary/en/perf/pictures.md:6: error: image '../images/none.svg' has no alt text" in bad.stdout
+    )
 
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">\n{}\n</svg>\n'
 
 
-@pytest.mark.parametrize("inside, message", [
-    ("<script>alert(1)</script>", "<script> is not allowed in a diagram"),
-    ('<rect width="5" height="5" onclick="alert(1)"/>', "event attribute onclick= on <rect>"),
-    ('<g ONLOAD="alert(1)"/>', "event attribute ONLOAD= on <g>"),
-    ('<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>', "<foreignObject> is not allowed"),
-    ('<image href="https://tracker.example/p.png"/>', "<image> refers to 'https://tracker.example/p.png'"),
-    ('<use xlink:href="other.svg#shape"/>', "<use> refers to 'other.svg#shape'"),
-    ('<a href="javascript:alert(1)"><text>x</text></a>', "<a> refers to 'javascript:alert(1)'"),
-    ('<rect fill="url(https://tracker.example/#p)"/>', "fill= on <rect> loads"),
-    ('<rect style="fill: url(\'//tracker.example/p\')"/>', "style= on <rect> loads"),
-    ("<style>@import url(https://tracker.example/s.css);</style>", "a <style> in a diagram loads from elsewhere"),
-    ('<a href="#x"><set attributeName="href" to="javascript:alert(1)"/></a>', "<set> changes href"),
-])
+@pytest.mark.parametrize(
+    "inside, message",
+    [
+        ("<script>alert(1)</script>", "<script> is not allowed in a diagram"),
+        ('<rect width="5" height="5" onclick="alert(1)"/>', "event attribute onclick= on <rect>"),
+        ('<g ONLOAD="alert(1)"/>', "event attribute ONLOAD= on <g>"),
+        (
+            '<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>',
+            "<foreignObject> is not allowed",
+        ),
+        ('<image href="https://tracker.example/p.png"/>', "<image> refers to 'https://tracker.example/p.png'"),
+        ('<use xlink:href="other.svg#shape"/>', "<use> refers to 'other.svg#shape'"),
+        ('<a href="javascript:alert(1)"><text>x</text></a>', "<a> refers to 'javascript:alert(1)'"),
+        ('<rect fill="url(https://tracker.example/#p)"/>', "fill= on <rect> loads"),
+        ("<rect style=\"fill: url('//tracker.example/p')\"/>", "style= on <rect> loads"),
+        ("<style>@import url(https://tracker.example/s.css);</style>", "a <style> in a diagram loads from elsewhere"),
+        ('<a href="#x"><set attributeName="href" to="javascript:alert(1)"/></a>', "<set> changes href"),
+    ],
+)
 def test_unsafe_svg_is_an_error_with_its_line(project, inside, message):
     add_image(project, "evil.svg", SVG.format(inside))
     found = problems_for(project, "images/evil.svg")
@@ -255,13 +334,25 @@ def test_svg_entities_and_broken_xml_are_errors(project):
     laughs = '<?xml version="1.0"?>\n<!DOCTYPE svg [\n<!ENTITY a "lol">\n<!ENTITY b "&a;&a;&a;">\n]>\n<svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text></svg>\n'
     add_image(project, "laughs.svg", laughs)
     add_image(project, "broken.svg", '<svg xmlns="http://www.w3.org/2000/svg">\n<g>\n</svg>\n')
-    assert any(p.startswith("glossary/images/laughs.svg:3: error: the diagram declares the entity 'a'") for p in problems_for(project, "images/laughs.svg"))
-    assert any(p.startswith("glossary/images/broken.svg:3: error: not well-formed XML") for p in problems_for(project, "images/broken.svg"))
+    assert any(
+        p.startswith("glossary/images/laughs.svg:3: error: the diagram declares the entity 'a'")
+        for p in problems_for(project, "images/laughs.svg")
+    )
+    assert any(
+        p.startswith("glossary/images/broken.svg:3: error: not well-formed XML")
+        for p in problems_for(project, "images/broken.svg")
+    )
 
 
 def test_our_diagrams_and_internal_references_pass(project):
-    add_image(project, "fine.svg", SVG.format('<defs><linearGradient id="g"/></defs><rect fill="url(#g)"/><use href="#g"/>'
-                                             '<a xlink:href="#g"><text xml:lang="zh">线程束</text></a>'))
+    add_image(
+        project,
+        "fine.svg",
+        SVG.format(
+            '<defs><linearGradient id="g"/></defs><rect fill="url(#g)"/><use href="#g"/>'
+            '<a xlink:href="#g"><text xml:lang="zh">线程束</text></a>'
+        ),
+    )
     assert problems_for(project, "images/fine.svg") == []
     assert not [p for p in check_images(load_glossary(project)) if p.path.startswith("glossary/images/")]
 

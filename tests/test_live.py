@@ -57,8 +57,13 @@ def test_an_edit_rebuilds_only_the_languages_it_touches(tmp_path):
     root = tmp_path
     assert languages_for(root, {root / "glossary/zh/perf/alpha.md"}) == ("zh",)
     assert languages_for(root, {root / "mkdocs.zh.yml"}) == ("zh",)
-    for shared in ("glossary/en/perf/alpha.md", "glossary/images/x.svg", "glossary/terminology.yml", "mkdocs.yml",
-                   "overrides/main.html"):
+    for shared in (
+        "glossary/en/perf/alpha.md",
+        "glossary/images/x.svg",
+        "glossary/terminology.yml",
+        "mkdocs.yml",
+        "overrides/main.html",
+    ):
         assert languages_for(root, {root / shared}) == ("en", "zh"), shared
     assert languages_for(root, {root / "site/index.html", root / "glossary/en/.alpha.md.x.tmp"}) == ()
 
@@ -89,7 +94,9 @@ def test_edits_in_each_language_are_served_and_open_pages_reload(live_site, tab)
     page.goto(url + "perf/alpha/")
     assert "Alpha comes before" in page.inner_text("article")
     english = root / "glossary/en/perf/alpha.md"
-    english.write_text(english.read_text(encoding="utf-8").replace("Alpha comes before", "Alpha now precedes"), encoding="utf-8")
+    english.write_text(
+        english.read_text(encoding="utf-8").replace("Alpha comes before", "Alpha now precedes"), encoding="utf-8"
+    )
     # The page reloads itself (waiting with locators: the pages' CSP forbids evaluated strings).
     page.locator("article", has_text="Alpha now precedes").wait_for(timeout=DEADLINE * 1000)
 

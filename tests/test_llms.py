@@ -29,18 +29,33 @@ def assert_llms_txt_format(text: str) -> None:
 
 
 PAGES = [
-    make("device-software/warp.md", "Warp", "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n![A warp](../images/warp.svg)"),
-    make("perf/occupancy.md", "Occupancy", "## Limits {#limits}\n\nWarps: [warp](../device-software/warp.md). [Paper](https://example.org/p.pdf)"),
+    make(
+        "device-software/warp.md",
+        "Warp",
+        "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n![A warp](../images/warp.svg)",
+    ),
+    make(
+        "perf/occupancy.md",
+        "Occupancy",
+        "## Limits {#limits}\n\nWarps: [warp](../device-software/warp.md). [Paper](https://example.org/p.pdf)",
+    ),
 ]
 SITE = "https://example.test/"
 
 
 def test_llms_txt_lists_every_page_with_summary_and_twin_url():
-    home = SitePage(parse_page("---\ntitle: Home\nsummary: Start.\n---\n\nHi.\n", Path("index.md"), "index.md", "index.md", "en"),
-                    "", "GPU Glossary", "Start.", "")
+    home = SitePage(
+        parse_page("---\ntitle: Home\nsummary: Start.\n---\n\nHi.\n", Path("index.md"), "index.md", "index.md", "en"),
+        "",
+        "GPU Glossary",
+        "Start.",
+        "",
+    )
     text = llms_txt("GPU Glossary", "A glossary.", [home, *PAGES], SITE, "everything", "Overview")
     assert_llms_txt_format(text)
-    assert text.startswith("# GPU Glossary\n\n> A glossary.\n\n## Overview\n\n- [GPU Glossary](https://example.test/index.md): Start.\n")
+    assert text.startswith(
+        "# GPU Glossary\n\n> A glossary.\n\n## Overview\n\n- [GPU Glossary](https://example.test/index.md): Start.\n"
+    )
     assert "- [Warp](https://example.test/device-software/warp/index.md): About Warp.\n" in text
     assert "## Section" in text and "https://example.test/llms-full.txt" in text
 

@@ -18,8 +18,12 @@ CLI = [sys.executable, "-m", "gpu_glossary.cli"]
 def test_a_new_term_passes_the_checker_and_keeps_mkdocs_yml_as_it_was(project):
     config = project / "mkdocs.yml"
     before = config.read_text(encoding="utf-8")
-    result = subprocess.run([*CLI, "new", "host-software/nvjitlink", "--title", "nvJitLink: the JIT linker"],
-                            cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [*CLI, "new", "host-software/nvjitlink", "--title", "nvJitLink: the JIT linker"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "Created glossary/en/host-software/nvjitlink.md" in result.stdout and "Next:" in result.stdout
     after = config.read_text(encoding="utf-8")
@@ -36,12 +40,15 @@ def test_a_new_term_passes_the_checker_and_keeps_mkdocs_yml_as_it_was(project):
         assert heading in text
 
 
-@pytest.mark.parametrize("spec, title, message", [
-    ("perf/tiling", "Another", "slug 'tiling' already exists: glossary/en/perf/tiling.md"),
-    ("misc/thing", "Thing", "'misc/thing' is not <section>/<slug>"),
-    ("perf/Bad_Slug", "Thing", "slug 'Bad_Slug' must be lower-case words"),
-    ("perf/warp-2", "Warp", "title 'Warp' already exists"),
-])
+@pytest.mark.parametrize(
+    "spec, title, message",
+    [
+        ("perf/tiling", "Another", "slug 'tiling' already exists: glossary/en/perf/tiling.md"),
+        ("misc/thing", "Thing", "'misc/thing' is not <section>/<slug>"),
+        ("perf/Bad_Slug", "Thing", "slug 'Bad_Slug' must be lower-case words"),
+        ("perf/warp-2", "Warp", "title 'Warp' already exists"),
+    ],
+)
 def test_refuses_with_a_clear_message_and_writes_nothing(project, spec, title, message):
     before = (project / "mkdocs.yml").read_text(encoding="utf-8")
     result = subprocess.run([*CLI, "new", spec, "--title", title], cwd=project, capture_output=True, text=True)
@@ -51,8 +58,10 @@ def test_refuses_with_a_clear_message_and_writes_nothing(project, spec, title, m
 
 def test_after_names_the_position_and_an_unknown_one_is_refused():
     config = "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/b.md\n"
-    assert insert_into_nav(config, "perf", "perf/new.md", after="a") == \
-        "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/new.md\n      - perf/b.md\n"
+    assert (
+        insert_into_nav(config, "perf", "perf/new.md", after="a")
+        == "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/new.md\n      - perf/b.md\n"
+    )
     with pytest.raises(NewTermError, match="'perf/zz.md' is not in the nav"):
         insert_into_nav(config, "perf", "perf/new.md", after="zz")
 

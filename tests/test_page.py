@@ -55,7 +55,10 @@ def test_headings_explicit_and_generated_ids():
 def test_fences_language_code_and_marker():
     page = parse("---\ntitle: a\nsummary: b\n---\n<!-- nvcc: skip -->\n```cuda\nint x;\n```\n\n```\nplain\n```\n")
     fences = page.fences()
-    assert [(f.line, f.lang, f.code, f.marker) for f in fences] == [(6, "cuda", "int x;", "nvcc: skip"), (10, "", "plain", "")]
+    assert [(f.line, f.lang, f.code, f.marker) for f in fences] == [
+        (6, "cuda", "int x;", "nvcc: skip"),
+        (10, "", "plain", ""),
+    ]
 
 
 def test_yaml_error_reports_the_line():
@@ -104,7 +107,9 @@ def test_yaml_anchors_and_aliases_are_refused_with_their_line():
 
 def test_a_repeated_front_matter_key_is_refused():
     problems = parse("---\ntitle: First\nsummary: s\ntitle: Second\n---\nbody\n").problems
-    assert [(p.line, p.message) for p in problems] == [(4, "front matter has the key 'title' twice (first on line 2): keep one")]
+    assert [(p.line, p.message) for p in problems] == [
+        (4, "front matter has the key 'title' twice (first on line 2): keep one")
+    ]
 
 
 def test_a_byte_order_mark_is_accepted():

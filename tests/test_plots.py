@@ -16,8 +16,11 @@ IMAGES = ROOT / "glossary" / "images"
 
 
 def test_committed_charts_match_what_their_recorded_runs_draw():
-    stale = [name for name, svg in chart_files(load_runs(ROOT)).items()
-             if not (IMAGES / name).is_file() or (IMAGES / name).read_text(encoding="utf-8") != svg]
+    stale = [
+        name
+        for name, svg in chart_files(load_runs(ROOT)).items()
+        if not (IMAGES / name).is_file() or (IMAGES / name).read_text(encoding="utf-8") != svg
+    ]
     assert not stale, f"charts out of step with glossary/runs.yml: {stale}; run `gpu-glossary plots`"
 
 

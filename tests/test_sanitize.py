@@ -20,15 +20,34 @@ from test_check import add_page, page
 # (Markdown body, line of the offence counted from the body's first line, what the error says)
 HOSTILE = {
     "entity-encoded scheme": ('Body <a href="&#106;avascript:alert(8)">w</a>.', 1, "href='javascript:alert(8)' on <a>"),
-    "tab inside the scheme": ('And <a href="jav&#x09;ascript:alert(6)">z</a>.', 1, "href='jav\\tascript:alert(6)' on <a>"),
+    "tab inside the scheme": (
+        'And <a href="jav&#x09;ascript:alert(6)">z</a>.',
+        1,
+        "href='jav\\tascript:alert(6)' on <a>",
+    ),
     "attribute list on a paragraph": ('Para two.\n{: onclick="alert(7)" }', 2, "attribute onclick='alert(7)' on <p>"),
-    "attribute list on a link": ('Link to [q](../device-software/warp.md){: onmouseover="alert(9)" }.', 1,
-                                 "attribute onmouseover='alert(9)' on <a>"),
-    "attribute list on a heading": ('Text.\n\n## Title {#title onclick="alert(1)"}', 3, "attribute onclick='alert(1)' on <h2>"),
+    "attribute list on a link": (
+        'Link to [q](../device-software/warp.md){: onmouseover="alert(9)" }.',
+        1,
+        "attribute onmouseover='alert(9)' on <a>",
+    ),
+    "attribute list on a heading": (
+        'Text.\n\n## Title {#title onclick="alert(1)"}',
+        3,
+        "attribute onclick='alert(1)' on <h2>",
+    ),
     "upper case": ('<A HREF="JAVASCRIPT:alert(1)">x</A>', 1, "href='JAVASCRIPT:alert(1)' on <a>"),
     "mixed case Markdown link": ("Text.\n\n[x](JaVaScRiPt:alert(1))", 3, "href='JaVaScRiPt:alert(1)' on <a>"),
-    "newline entity in the scheme": ('<a href="java&NewLine;script:alert(1)">x</a>', 1, "href='java\\nscript:alert(1)' on <a>"),
-    "control character before the scheme": ('<a href="&#x01;javascript:alert(1)">x</a>', 1, "javascript:alert(1)' on <a>"),
+    "newline entity in the scheme": (
+        '<a href="java&NewLine;script:alert(1)">x</a>',
+        1,
+        "href='java\\nscript:alert(1)' on <a>",
+    ),
+    "control character before the scheme": (
+        '<a href="&#x01;javascript:alert(1)">x</a>',
+        1,
+        "javascript:alert(1)' on <a>",
+    ),
     "colon as an entity": ('<a href="javascript&colon;alert(1)">x</a>', 1, "href='javascript:alert(1)' on <a>"),
     "data URL": ("[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)", 1, "href='data:text/html;base64,"),
     "vbscript URL": ('<a href="vbscript:msgbox(1)">x</a>', 1, "href='vbscript:msgbox(1)' on <a>"),
@@ -37,21 +56,35 @@ HOSTILE = {
     "script element": ("Text.\n\n<SCRIPT SRC=//evil.example/x.js></SCRIPT>", 3, "<script> is not allowed"),
     "event handler on an image": ("<img src=x onerror=alert(1)>", 1, "attribute onerror='alert(1)' on <img>"),
     "slash instead of a space": ("<a/onclick=alert(1) href=x>q</a>", 1, "attribute onclick='alert(1)' on <a>"),
-    "details toggle handler": ('<details open ontoggle="alert(1)"><summary>s</summary>x</details>', 1,
-                               "attribute ontoggle='alert(1)' on <details>"),
+    "details toggle handler": (
+        '<details open ontoggle="alert(1)"><summary>s</summary>x</details>',
+        1,
+        "attribute ontoggle='alert(1)' on <details>",
+    ),
     "iframe srcdoc": ('<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>', 1, "<iframe> is not allowed"),
-    "button formaction": ('<form><button formaction="javascript:alert(1)">go</button></form>', 1, "<button> is not allowed"),
+    "button formaction": (
+        '<form><button formaction="javascript:alert(1)">go</button></form>',
+        1,
+        "<button> is not allowed",
+    ),
     "SVG script": ("<svg><script>alert(1)</script></svg>", 1, "<svg> is not allowed"),
     "SVG onload": ('<svg onload="alert(1)"></svg>', 1, "<svg> is not allowed"),
     "MathML link": ('<math><mtext><a href="javascript:alert(1)">x</a></mtext></math>', 1, "<math> is not allowed"),
     "base element": ('<base href="https://evil.example/">', 1, "<base> is not allowed"),
     "meta refresh": ('<meta http-equiv="refresh" content="0;url=javascript:alert(1)">', 1, "<meta> is not allowed"),
-    "style attribute with a CSS URL": ('<span style="background:url(javascript:alert(1))">x</span>', 1, "attribute style="),
+    "style attribute with a CSS URL": (
+        '<span style="background:url(javascript:alert(1))">x</span>',
+        1,
+        "attribute style=",
+    ),
     "style element": ("<style>p{background:url(javascript:alert(1))}</style>", 1, "<style> is not allowed"),
     "object element": ('<object data="javascript:alert(1)"></object>', 1, "<object> is not allowed"),
     "input autofocus": ("<input autofocus onfocus=alert(1)>", 1, "<input> is not allowed"),
-    "noscript mutation": ('<noscript><p title="</noscript><img src=x onerror=alert(1)>"></p></noscript>', 1,
-                          "<noscript> is not allowed"),
+    "noscript mutation": (
+        '<noscript><p title="</noscript><img src=x onerror=alert(1)>"></p></noscript>',
+        1,
+        "<noscript> is not allowed",
+    ),
     "tracking ping": ('<a href="https://example.org/" ping="https://evil.example/t">x</a>', 1, "attribute ping="),
     "theme id clobbering": ('<div id="__config">{}</div>', 1, "id='__config' on <div>: names starting with '__'"),
 }
@@ -96,18 +129,28 @@ def test_the_sanitized_hostile_pages_hold_no_script_or_handler():
     renderer = Renderer.for_language(ROOT, "en")
     for body, _, _ in HOSTILE.values():
         clean = sanitize(renderer.html(body))
-        assert not re.search(r"<(script|iframe|svg|math|object|base|meta|style|form|input)\b|\son\w+\s*=|javascript|vbscript|data:",
-                             clean, re.I), clean
+        assert not re.search(
+            r"<(script|iframe|svg|math|object|base|meta|style|form|input)\b|\son\w+\s*=|javascript|vbscript|data:",
+            clean,
+            re.I,
+        ), clean
         assert removals(clean) == []  # sanitizing twice changes nothing
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("title", "<img src=x onerror=alert(1)>", "front matter 'title' must be plain text"),
-    ("summary", "Looks fine &#60;script&#62;", "front matter 'summary' must be plain text"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("title", "<img src=x onerror=alert(1)>", "front matter 'title' must be plain text"),
+        ("summary", "Looks fine &#60;script&#62;", "front matter 'summary' must be plain text"),
+    ],
+)
 def test_markup_in_front_matter_is_an_error(project, key, value, message):
     fields = {"title": "Term", "summary": "A test."} | {key: value}
-    add_page(project, "glossary/en/perf/front.md", f"---\ntitle: '{fields['title']}'\nsummary: '{fields['summary']}'\n---\n\nText.\n")
+    add_page(
+        project,
+        "glossary/en/perf/front.md",
+        f"---\ntitle: '{fields['title']}'\nsummary: '{fields['summary']}'\n---\n\nText.\n",
+    )
     line = 2 if key == "title" else 3
     found = [str(p) for p in run_check(project)]
     assert any(e.startswith(f"glossary/en/perf/front.md:{line}: error: {message}") for e in found), found
@@ -156,9 +199,20 @@ Term
     html = Renderer.for_language(ROOT, "en").html(model.body)
     assert html_problems(model, html) == []
     clean = sanitize(html)
-    for kept in ('class="gg-run"', '<time datetime="2026-11-23">', 'class="admonition note"', "<details",
-                 'class="footnote"', 'align="center"', 'class="arithmatex"', 'id="__codelineno-0-1"',
-                 "#only-dark", 'data-gg-summary="32 threads."', 'id="heading"', 'class="headerlink"'):
+    for kept in (
+        'class="gg-run"',
+        '<time datetime="2026-11-23">',
+        'class="admonition note"',
+        "<details",
+        'class="footnote"',
+        'align="center"',
+        'class="arithmatex"',
+        'id="__codelineno-0-1"',
+        "#only-dark",
+        'data-gg-summary="32 threads."',
+        'id="heading"',
+        'class="headerlink"',
+    ):
         assert kept in clean, kept
 
 
@@ -176,10 +230,15 @@ def test_the_build_refuses_a_hostile_page_with_the_checkers_messages(small):
     """The issue's own example: each of these passed the old pattern-based checker."""
     site_dir = small / "site"
     page = small / "glossary/en/device-software/warp.md"
-    page.write_text(page.read_text(encoding="utf-8") + (
-        '\nBody <a href="&#106;avascript:alert(8)">w</a> and <a href="jav&#x09;ascript:alert(6)">z</a>.\n\n'
-        'Para two.\n{: onclick="alert(7)" }\n\n'
-        'Link to [q](../device-software/warp.md){: onmouseover="alert(9)" }.\n'), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8")
+        + (
+            '\nBody <a href="&#106;avascript:alert(8)">w</a> and <a href="jav&#x09;ascript:alert(6)">z</a>.\n\n'
+            'Para two.\n{: onclick="alert(7)" }\n\n'
+            'Link to [q](../device-software/warp.md){: onmouseover="alert(9)" }.\n'
+        ),
+        encoding="utf-8",
+    )
     checked = sorted(str(p) for p in run_check(small) if p.severity == "error")
     assert len(checked) == 4 and all(p.startswith("glossary/en/device-software/warp.md:") for p in checked), checked
     with pytest.raises(BuildError) as failure:
@@ -196,7 +255,8 @@ def test_no_hostile_page_runs_script_in_chromium_once_sanitized(browser, sanitiz
     renderer = Renderer.for_language(ROOT, "en")
     bodies = [renderer.html(body) for body, _, _ in HOSTILE.values()]
     document = "<!doctype html><html><head><meta charset='utf-8'></head><body>{}</body></html>".format(
-        "\n".join(sanitize(b) if sanitized else b for b in bodies))
+        "\n".join(sanitize(b) if sanitized else b for b in bodies)
+    )
     context = browser.new_context()
     tab = context.new_page()
     dialogs = []

@@ -6,14 +6,28 @@ from gpu_glossary.site.search_index import compact_index, rewrite_index
 
 
 def test_compact_index_keeps_tags_only_on_the_pages_own_entry():
-    index = {"config": {"lang": ["en"]}, "docs": [
-        {"location": "device-software/warp/", "title": "Warp", "text": "t", "tags": ["Warp"], "boost": 6.7},
-        {"location": "device-software/warp/#divergence", "title": "Divergence", "text": "u", "tags": ["Warp"], "boost": 6.7},
-    ]}
+    index = {
+        "config": {"lang": ["en"]},
+        "docs": [
+            {"location": "device-software/warp/", "title": "Warp", "text": "t", "tags": ["Warp"], "boost": 6.7},
+            {
+                "location": "device-software/warp/#divergence",
+                "title": "Divergence",
+                "text": "u",
+                "tags": ["Warp"],
+                "boost": 6.7,
+            },
+        ],
+    }
     compacted = compact_index(index)
     assert compacted["config"] == index["config"]
     assert compacted["docs"][0] == index["docs"][0]
-    assert compacted["docs"][1] == {"location": "device-software/warp/#divergence", "title": "Divergence", "text": "u", "boost": 6.7}
+    assert compacted["docs"][1] == {
+        "location": "device-software/warp/#divergence",
+        "title": "Divergence",
+        "text": "u",
+        "boost": 6.7,
+    }
 
 
 def test_rewrite_index_writes_utf8_and_reports_sizes(tmp_path):
@@ -22,4 +36,7 @@ def test_rewrite_index_writes_utf8_and_reports_sizes(tmp_path):
     path.write_text(json.dumps(index), encoding="utf-8")  # Material's way: ASCII-escaped
     before, after = rewrite_index(path)
     assert before == len(json.dumps(index)) and after == path.stat().st_size < before
-    assert path.read_text(encoding="utf-8") == '{"config":{"lang":["zh"]},"docs":[{"location":"","title":"线程束","text":"线程束\u200b调度器"}]}'
+    assert (
+        path.read_text(encoding="utf-8")
+        == '{"config":{"lang":["zh"]},"docs":[{"location":"","title":"线程束","text":"线程束\u200b调度器"}]}'
+    )

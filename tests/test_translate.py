@@ -24,7 +24,13 @@ from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
 from gpu_glossary.translate.prompt import OLD_MARKER
 from gpu_glossary.render import Renderer
-from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes, split_blocks, split_sections
+from gpu_glossary.translate.sections import (
+    SECTION_HASHES_KEY,
+    recorded_hashes,
+    section_hashes,
+    split_blocks,
+    split_sections,
+)
 from gpu_glossary.translate.checks import parse_translation, structure_problems
 
 from conftest import ROOT, copy_project, on_a_thread_of_its_own
@@ -63,8 +69,14 @@ def project(current_project: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(current_project, tmp_path / "project"))
 
 
-def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | None = KEY, timeout: float = 120,
-              script: bool = False) -> subprocess.CompletedProcess:
+def translate(
+    project: Path,
+    server: FakeOpenAI | None,
+    *args: str,
+    key: str | None = KEY,
+    timeout: float = 120,
+    script: bool = False,
+) -> subprocess.CompletedProcess:
     """Run the translate command in `project`: in this process by default (the openai package
     takes about 2 s to import, once), or with `script=True` as `python scripts/translate.py`
     in a process of its own. Either way the real command talks to `server` through `openai`."""
@@ -73,16 +85,25 @@ def translate(project: Path, server: FakeOpenAI | None, *args: str, key: str | N
         env = {k: v for k, v in os.environ.items() if k != "DEEPSEEK_API_KEY"}
         if key is not None:
             env["DEEPSEEK_API_KEY"] = key
-        result = subprocess.run([sys.executable, str(SCRIPT), *base, *args], cwd=project, env=env,
-                                capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(
+            [sys.executable, str(SCRIPT), *base, *args],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     else:
         result = run_in_process(project, ["translate", *base, *args], {"DEEPSEEK_API_KEY": key}, timeout)
     assert KEY not in result.stdout + result.stderr, "the API key leaked into the output"
     return result
 
 
-def run_in_process(cwd: Path, args: list[str], env: dict[str, str | None], timeout: float) -> subprocess.CompletedProcess:
+def run_in_process(
+    cwd: Path, args: list[str], env: dict[str, str | None], timeout: float
+) -> subprocess.CompletedProcess:
     """`gpu-glossary ARGS` through click's test runner, from `cwd` (the command runs asyncio)."""
+
     def invoke():
         with contextlib.chdir(cwd):
             return CliRunner().invoke(cli_main, args, env=env, prog_name="translate.py", catch_exceptions=False)
@@ -135,8 +156,11 @@ def test_missing_and_stale_pages_are_translated_and_nothing_else(project, server
     assert "../images/latency-hiding.zh.svg#only-light" in occupancy  # the image step ran on the written page
     assert "../images/latency-hiding.svg#" not in occupancy
     assert zh(project, KERNEL).read_bytes() == old_kernel
-    assert not [p for p in run_check(project) if p.severity == "error" and p.path.startswith("glossary/zh/")
-                and p.path.endswith((OCCUPANCY, WARP))]
+    assert not [
+        p
+        for p in run_check(project)
+        if p.severity == "error" and p.path.startswith("glossary/zh/") and p.path.endswith((OCCUPANCY, WARP))
+    ]
     assert report["totals"]["translated"] == 2 and report["totals"]["failed"] == 0
     assert report["totals"]["unchanged"] == len(load_glossary(project).pages["en"]) - 2
     assert report["totals"]["tokens_cached"] > 0  # the second request reused the cached prefix
@@ -151,7 +175,11 @@ def test_requests_disable_thinking_share_one_prefix_and_update_stale_pages(proje
     assert all(b["thinking"] == {"type": "disabled"} and b["model"] == "deepseek-flash" for b in bodies)
     assert len({b["messages"][0]["content"] for b in bodies}) == 1
     assert "线程束" in bodies[0]["messages"][0]["content"]  # the terminology is in the prompt
-    updates = [b["messages"][1]["content"] for b in bodies if "=== Existing Chinese translation ===" in b["messages"][1]["content"]]
+    updates = [
+        b["messages"][1]["content"]
+        for b in bodies
+        if "=== Existing Chinese translation ===" in b["messages"][1]["content"]
+    ]
     assert any("title: 线程束" in update for update in updates)  # the previous translation is sent
     assert all(r["authorization"] == f"Bearer {KEY}" for r in server.chat_requests())
 
@@ -165,12 +193,17 @@ def test_unchanged_pages_cost_zero_requests(project, server):
 
 def test_paths_and_globs_limit_the_run_and_force_retranslates(project, server):
     zh(project, OCCUPANCY).unlink()
-    assert translate(project, server, "glossary/en/device-software/*.md", "--force", "--report", "report.json").returncode == 0
+    assert (
+        translate(project, server, "glossary/en/device-software/*.md", "--force", "--report", "report.json").returncode
+        == 0
+    )
     documents = [r["body"]["messages"][1]["content"] for r in server.chat_requests()]
     assert documents and not any("=== Existing Chinese translation ===" in d for d in documents)  # forced: afresh
     assert not zh(project, OCCUPANCY).exists()
     report = json.loads((project / "report.json").read_text(encoding="utf-8"))
-    selected = sorted(f"glossary/zh/{r}" for r in load_glossary(project).pages["en"] if r.startswith("device-software/"))
+    selected = sorted(
+        f"glossary/zh/{r}" for r in load_glossary(project).pages["en"] if r.startswith("device-software/")
+    )
     assert sorted(p["path"] for p in report["pages"] if p["status"] == "translated") == selected
     assert len([d for d in documents if "\ntitle: " in d]) == len(selected)  # one front matter per page
     unknown = translate(project, server, "glossary/en/nope/*.md")
@@ -235,28 +268,33 @@ def test_transient_errors_are_retried(project, server, behaviour):
         assert time.monotonic() - started >= 1.0  # Retry-After: 1 was honoured
 
 
-@pytest.mark.parametrize("behaviour, reason", [
-    ("429", "rate limited (429), gave up after 2 attempts"),
-    ("503", "server error (503), gave up after 2 attempts"),
-    ("hang", "timed out after 1 s (2 attempts)"),
-    ("length", "cut off (finish_reason=length)"),
-    ("drop_code", "placeholders missing"),
-    ("alter_code", "placeholders missing"),
-    ("change_url", "placeholders missing"),
-    ("script", "rendered HTML differs from the English page's beyond its text: adds <script>"),
-    ("attribute", 'rendered HTML differs from the English page\'s beyond its text: adds <p onclick="alert(7)">'),
-    ("empty", "the reply was empty"),
-    ("echo", "too little Chinese"),
-    ("400", "the API rejected the request (400)"),
-    ("422", "the API rejected the request (422)"),
-])
+@pytest.mark.parametrize(
+    "behaviour, reason",
+    [
+        ("429", "rate limited (429), gave up after 2 attempts"),
+        ("503", "server error (503), gave up after 2 attempts"),
+        ("hang", "timed out after 1 s (2 attempts)"),
+        ("length", "cut off (finish_reason=length)"),
+        ("drop_code", "placeholders missing"),
+        ("alter_code", "placeholders missing"),
+        ("change_url", "placeholders missing"),
+        ("script", "rendered HTML differs from the English page's beyond its text: adds <script>"),
+        ("attribute", 'rendered HTML differs from the English page\'s beyond its text: adds <p onclick="alert(7)">'),
+        ("empty", "the reply was empty"),
+        ("echo", "too little Chinese"),
+        ("400", "the API rejected the request (400)"),
+        ("422", "the API rejected the request (422)"),
+    ],
+)
 def test_persistent_failures_leave_the_old_page_untouched(project, server, behaviour, reason):
     server.hang_seconds = 3
     server.plan = {"title: Warp": [behaviour] * 10}
     make_stale(project, WARP)
     zh(project, OCCUPANCY).unlink()
     old = zh(project, WARP).read_bytes()
-    result = translate(project, server, "--timeout", "1", "--retries", "1", "--concurrency", "1", "--report", "report.json")
+    result = translate(
+        project, server, "--timeout", "1", "--retries", "1", "--concurrency", "1", "--report", "report.json"
+    )
     assert result.returncode == 1
     assert zh(project, WARP).read_bytes() == old
     assert "glossary/zh/device-software/warp.md: failed: " in result.stdout and reason in result.stdout, result.stdout
@@ -297,10 +335,13 @@ def test_a_reply_adding_a_handler_to_an_existing_paragraph_is_retried(project, s
     assert_valid_translation(project, OCCUPANCY)
 
 
-@pytest.mark.parametrize("behaviour, message", [
-    ("401", "the API rejected the key (401): check DEEPSEEK_API_KEY"),
-    ("402", "insufficient balance (402)"),
-])
+@pytest.mark.parametrize(
+    "behaviour, message",
+    [
+        ("401", "the API rejected the key (401): check DEEPSEEK_API_KEY"),
+        ("402", "insufficient balance (402)"),
+    ],
+)
 def test_bad_key_and_no_balance_stop_the_run_plainly(project, server, behaviour, message):
     server.default = behaviour
     zh(project, OCCUPANCY).unlink()
@@ -340,18 +381,29 @@ def test_an_interrupted_run_leaves_pages_whole_and_resumes(project, server):
         old[rel] = zh(project, rel).read_bytes()
     hanging = rels[::2]  # the first request of these pages hangs until Ctrl-C
     server.hang_seconds = 120
-    server.plan = {front_matter_block({"title": glossary.page("en", rel).title}).split("\n")[1]: ["hang"] for rel in hanging}
+    server.plan = {
+        front_matter_block({"title": glossary.page("en", rel).title}).split("\n")[1]: ["hang"] for rel in hanging
+    }
     env = dict(os.environ, DEEPSEEK_API_KEY=KEY)
     # A test run started in the background of a shell hands its children SIGINT ignored: give Ctrl-C back.
-    with_ctrl_c = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                   "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
-    process = subprocess.Popen([sys.executable, "-c", with_ctrl_c, str(SCRIPT), "--base-url", server.url, "--concurrency", "8"],
-                               cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with_ctrl_c = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", with_ctrl_c, str(SCRIPT), "--base-url", server.url, "--concurrency", "8"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     done = [rel for rel in rels if rel not in hanging]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (
-            len([r for r in server.chat_requests() if r.get("behaviour") == "hang"]) == len(hanging)
-            and all(zh(project, rel).read_bytes() != old[rel] for rel in done)):
+        len([r for r in server.chat_requests() if r.get("behaviour") == "hang"]) == len(hanging)
+        and all(zh(project, rel).read_bytes() != old[rel] for rel in done)
+    ):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
@@ -412,8 +464,9 @@ def test_the_level_backs_off_and_settles_under_a_server_that_caps_concurrency(pr
     for rel in rels:
         zh(project, rel).unlink()
     # Client and server in processes of their own, as in real use: their timing is what is tested.
-    result = translate(project, server, "--max-chars", "800", "--concurrency", "16", "--report", "report.json",
-                       script=True)
+    result = translate(
+        project, server, "--max-chars", "800", "--concurrency", "16", "--report", "report.json", script=True
+    )
     assert result.returncode == 0, result.stdout
     report = report_of(project)
     assert report["totals"]["translated"] == len(rels) and report["totals"]["failed"] == 0
@@ -424,7 +477,7 @@ def test_the_level_backs_off_and_settles_under_a_server_that_caps_concurrency(pr
     assert server.peak_active == 3 and any(refused)  # it used all the server allows
     assert report["concurrency"]["backoffs"] >= 2
     assert 2 <= report["concurrency"]["final"] <= 5  # settled near the cap, down from a ceiling of 16
-    later = refused[len(refused) // 2:]
+    later = refused[len(refused) // 2 :]
     assert sum(later) <= len(later) / 4  # after the first back-offs, refusals are rare: no hammering
 
 
@@ -432,11 +485,17 @@ def edit_one_sentence(project: Path, rel: str, sentence: str) -> tuple[int, int]
     """Append a sentence to the first paragraph from the middle section on; returns (section, block)."""
     page = english_page(project, rel)
     blocks = split_blocks(page)
-    section, index = next((s, i) for s in range(len(blocks) // 2, len(blocks))
-                          for i, block in enumerate(blocks[s]) if i and block[:1].isalpha())
+    section, index = next(
+        (s, i)
+        for s in range(len(blocks) // 2, len(blocks))
+        for i, block in enumerate(blocks[s])
+        if i and block[:1].isalpha()
+    )
     block = blocks[section][index]
     blocks[section][index] = block.rstrip("\n") + " " + sentence + "\n" * (len(block) - len(block.rstrip("\n")))
-    page.path.write_text(page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8")
+    page.path.write_text(
+        page.text[: len(page.text) - len(page.body)] + "".join("".join(b) for b in blocks), encoding="utf-8"
+    )
     return section, index
 
 
@@ -468,18 +527,29 @@ def test_a_one_sentence_edit_resends_only_its_paragraph_and_changes_only_its_lin
             if words:
                 assert (words.group(0) in sent[0]) == ((s, b) == (section, block)), (s, b)
     page = report_of(project)["pages"][0]
-    assert (page["parts_sent"], page["parts_sent"] + page["parts_kept"]) == (1, len(old_blocks) - 1 + len(old_blocks[section]))
+    assert (page["parts_sent"], page["parts_sent"] + page["parts_kept"]) == (
+        1,
+        len(old_blocks) - 1 + len(old_blocks[section]),
+    )
 
     after = load_glossary(project).page("zh", OCCUPANCY)
     assert_valid_translation(project, OCCUPANCY)
     new_blocks = split_blocks(after)
-    unchanged = lambda blocks: [t for s, group in enumerate(blocks) for b, t in enumerate(group) if (s, b) != (section, block)]
+    unchanged = lambda blocks: [
+        t for s, group in enumerate(blocks) for b, t in enumerate(group) if (s, b) != (section, block)
+    ]
     assert unchanged(new_blocks) == unchanged(old_blocks)  # byte for byte
     assert new_blocks[section][block] != old_blocks[section][block]
-    start = before.body_line - 1 + sum(t.count("\n") for group in old_blocks[:section] for t in group) \
+    start = (
+        before.body_line
+        - 1
+        + sum(t.count("\n") for group in old_blocks[:section] for t in group)
         + sum(t.count("\n") for t in old_blocks[section][:block])
+    )
     block_lines = set(range(start, start + old_blocks[section][block].count("\n") + 1))
-    hash_lines = {i for i, line in enumerate(before.text.split("\n")) if line.startswith(("source_hash:", "section_hashes:"))}
+    hash_lines = {
+        i for i, line in enumerate(before.text.split("\n")) if line.startswith(("source_hash:", "section_hashes:"))
+    }
     assert changed_lines(before.text, after.text) <= block_lines | hash_lines
     assert changed_lines(before.text, after.text) & block_lines
 
@@ -498,8 +568,9 @@ def test_a_change_that_needs_no_translation_sends_nothing(project, server):
     assert len(server.chat_requests()) == first
     after = zh(project, WARP).read_text(encoding="utf-8")
     assert load_glossary(project).translation_status("zh", WARP) == "current"
-    assert [l for l in after.split("\n") if not l.startswith("source_hash:")] == \
-        [l for l in before.split("\n") if not l.startswith("source_hash:")]
+    assert [l for l in after.split("\n") if not l.startswith("source_hash:")] == [
+        l for l in before.split("\n") if not l.startswith("source_hash:")
+    ]
 
 
 def test_a_stale_page_without_section_hashes_is_updated_whole(project, server):
@@ -527,7 +598,9 @@ def test_kept_chinese_that_fails_the_page_checks_is_sent_again_whole(project, se
     assert translate(project, server, "--report", "report.json").returncode == 0
     sent = server.chat_requests()[first:]
     sections = split_sections(english_page(project, OCCUPANCY))
-    assert len(sent) > 1 and len(requests_for(server, "An added sentence about occupancy.")) == 2  # paragraph, then whole
+    assert (
+        len(sent) > 1 and len(requests_for(server, "An added sentence about occupancy.")) == 2
+    )  # paragraph, then whole
     page = report_of(project)["pages"][0]
     assert (page["parts_sent"], page["parts_kept"], page["status"]) == (len(sections), 0, "translated")
     assert "// 改" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")

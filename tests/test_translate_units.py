@@ -14,10 +14,23 @@ from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.page import front_matter_block, parse_page
 from gpu_glossary.translate.protect import ProtectedText
 from gpu_glossary.render import Renderer
-from gpu_glossary.translate.sections import (SECTION_HASHES_KEY, balanced_groups, format_hashes, plan_sections,
-                                   recorded_hashes, section_hashes, split_blocks, split_sections)
-from gpu_glossary.translate.checks import (chinese_share, clean_reply, markup_differences, parse_translation,
-                                             structure_problems)
+from gpu_glossary.translate.sections import (
+    SECTION_HASHES_KEY,
+    balanced_groups,
+    format_hashes,
+    plan_sections,
+    recorded_hashes,
+    section_hashes,
+    split_blocks,
+    split_sections,
+)
+from gpu_glossary.translate.checks import (
+    chinese_share,
+    clean_reply,
+    markup_differences,
+    parse_translation,
+    structure_problems,
+)
 
 from conftest import ROOT, on_a_thread_of_its_own
 from test_sanitize import HOSTILE
@@ -70,9 +83,29 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
     protected = ProtectedText()
     text = protected.protect(english().body)
     kinds = {piece.kind for piece in protected.pieces}
-    assert kinds >= {"inline code", "link target", "URL", "heading id", "admonition marker", "HTML tag",
-                     "HTML comment", "code block", "math", "link definition"}
-    for secret in ("__shfl_sync", "docs.nvidia.com", "{#divergence}", "!!! note", "<abbr", "nvcc: skip", "__global__", "2^5", "example.org"):
+    assert kinds >= {
+        "inline code",
+        "link target",
+        "URL",
+        "heading id",
+        "admonition marker",
+        "HTML tag",
+        "HTML comment",
+        "code block",
+        "math",
+        "link definition",
+    }
+    for secret in (
+        "__shfl_sync",
+        "docs.nvidia.com",
+        "{#divergence}",
+        "!!! note",
+        "<abbr",
+        "nvcc: skip",
+        "__global__",
+        "2^5",
+        "example.org",
+    ):
         assert secret not in text, secret
     assert '"Careful"' in text and "Divergence" in text  # prose stays translatable
 
@@ -94,11 +127,14 @@ def test_protect_reference_reuses_placeholders_for_identical_pieces():
     assert protected.protect_reference("见 [甲](x.md) 和 `code` 及 `new`。") == "见 [甲](⟦P1⟧) 和 ⟦P0⟧ 及 `new`。"
 
 
-@pytest.mark.parametrize("reply", [
-    "```markdown\n---\ntitle: 甲\n---\n正文\n```",
-    "Here is the translation:\n\n---\ntitle: 甲\n---\n正文\n",
-    "---\ntitle: 甲\n---\n正文",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```markdown\n---\ntitle: 甲\n---\n正文\n```",
+        "Here is the translation:\n\n---\ntitle: 甲\n---\n正文\n",
+        "---\ntitle: 甲\n---\n正文",
+    ],
+)
 def test_clean_reply_removes_wrapper_fence_and_preamble(reply):
     assert clean_reply(reply) == "---\ntitle: 甲\n---\n正文\n"
 
@@ -106,9 +142,17 @@ def test_clean_reply_removes_wrapper_fence_and_preamble(reply):
 def translated(body_edit=lambda s: s) -> str:
     """A correct Chinese version of SOURCE, then edited."""
     body = SOURCE.split("---\n", 2)[2]
-    chinese = (body.replace("runs", "运行线程束指令").replace("on an SM; see", "在流式多处理器上；参见")
-               .replace("lanes", "个通道").replace("Divergence", "分化").replace("Careful", "小心")
-               .replace("Inline", "行内").replace("and", "和").replace("comments", "注释").replace("A ", "一个"))
+    chinese = (
+        body.replace("runs", "运行线程束指令")
+        .replace("on an SM; see", "在流式多处理器上；参见")
+        .replace("lanes", "个通道")
+        .replace("Divergence", "分化")
+        .replace("Careful", "小心")
+        .replace("Inline", "行内")
+        .replace("and", "和")
+        .replace("comments", "注释")
+        .replace("A ", "一个")
+    )
     english_page = english()
     return compose_page(english_page, {"title": "线程束", "summary": "一组线程。"}, body_edit(chinese), "m", "abc")
 
@@ -116,25 +160,39 @@ def translated(body_edit=lambda s: s) -> str:
 def test_a_faithful_translation_passes_and_keeps_front_matter_keys(renderer):
     page = parse_translation(translated(), "perf/x.md")
     assert structure_problems(english(), page, renderer) == []
-    assert page.meta == {"title": "线程束", "summary": "一组线程。", "abbreviation": "W", "source_hash": "abc", "translation_model": "m"}
+    assert page.meta == {
+        "title": "线程束",
+        "summary": "一组线程。",
+        "abbreviation": "W",
+        "source_hash": "abc",
+        "translation_model": "m",
+    }
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda s: s.replace("(../device-software/warp.md)", "(https://evil.example/)"), "link and image targets differ"),
-    (lambda s: s.replace("void k()", "void j()"), "code blocks differ"),
-    (lambda s: s.replace("{#divergence}", "{#fenhua}"), "headings differ"),
-    (lambda s: s.replace("| 1 | 2 |\n", ""), "table shapes differ"),
-    (lambda s: s + "\n<script>alert(1)</script>\n", "beyond its text: adds <script>"),
-    (lambda s: s + "\n<img src=x onerror=alert(1)>\n", '<img src="x" onerror="alert(1)">'),
-    (lambda s: s.replace("个通道.", '个通道.\n{: onclick="alert(7)" }'), 'adds <p onclick="alert(7)">'),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda s: s.replace("(../device-software/warp.md)", "(https://evil.example/)"),
+            "link and image targets differ",
+        ),
+        (lambda s: s.replace("void k()", "void j()"), "code blocks differ"),
+        (lambda s: s.replace("{#divergence}", "{#fenhua}"), "headings differ"),
+        (lambda s: s.replace("| 1 | 2 |\n", ""), "table shapes differ"),
+        (lambda s: s + "\n<script>alert(1)</script>\n", "beyond its text: adds <script>"),
+        (lambda s: s + "\n<img src=x onerror=alert(1)>\n", '<img src="x" onerror="alert(1)">'),
+        (lambda s: s.replace("个通道.", '个通道.\n{: onclick="alert(7)" }'), 'adds <p onclick="alert(7)">'),
+    ],
+)
 def test_structure_changes_are_caught(renderer, edit, message):
     problems = structure_problems(english(), parse_translation(translated(edit), "perf/x.md"), renderer)
     assert any(message in p for p in problems), problems
 
 
 def test_english_echoed_back_is_caught():
-    echoed = compose_page(english(), {"title": "Warp", "summary": "A group of threads."}, SOURCE.split("---\n", 2)[2], "m", "abc")
+    echoed = compose_page(
+        english(), {"title": "Warp", "summary": "A group of threads."}, SOURCE.split("---\n", 2)[2], "m", "abc"
+    )
     page = parse_translation(echoed, "perf/x.md")
     assert chinese_share(page) < 0.25
     assert any("too little Chinese" in p for p in structure_problems(english(), page))
@@ -145,27 +203,38 @@ def test_broken_front_matter_in_a_reply_is_caught():
     assert any("not valid YAML" in p for p in structure_problems(english(), page))
 
 
-PARAGRAPH = ('See [warp](../device-software/warp.md "Warp") and `code`, *really*.\n\n'
-             '![A diagram](../images/sm.svg#only-light)\n\n## Heading\n\nText.\n')
+PARAGRAPH = (
+    'See [warp](../device-software/warp.md "Warp") and `code`, *really*.\n\n'
+    "![A diagram](../images/sm.svg#only-light)\n\n## Heading\n\nText.\n"
+)
 
 
-@pytest.mark.parametrize("chinese", [
-    '参见 `code` 和 [线程束](../device-software/warp.md "线程束")。\n\n'  # links and code reordered, emphasis dropped
-    '![一张图](../images/sm.zh.svg#only-light)\n\n## 标题\n\n文字。\n',   # image variant, heading id from Chinese text
-])
+@pytest.mark.parametrize(
+    "chinese",
+    [
+        '参见 `code` 和 [线程束](../device-software/warp.md "线程束")。\n\n'  # links and code reordered, emphasis dropped
+        "![一张图](../images/sm.zh.svg#only-light)\n\n## 标题\n\n文字。\n",  # image variant, heading id from Chinese text
+    ],
+)
 def test_markup_may_differ_in_text_order_emphasis_and_image_variant(renderer, chinese):
     assert markup_differences(renderer.html(PARAGRAPH), renderer.html(chinese)) == []
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda s: s.replace("Text.\n", 'Text.\n{: onclick="alert(7)" }\n'), 'adds <p onclick="alert(7)">'),
-    (lambda s: s.replace("(../device-software/warp.md", "(../device-software/kernel.md"), 'adds <a href="../device-software/kernel.md">'),
-    (lambda s: s.replace("(../device-software/warp.md", "(../device-software/warp.md){: data-x=1 }"), "data-x"),
-    (lambda s: s.replace("Text.", "Text <span>x</span>."), "adds <span>"),
-    (lambda s: s.replace("`code`", "code"), "loses <code>"),
-    (lambda s: s.replace("Text.", "- Text."), "adds <ul>"),
-    (lambda s: s.replace("*really*", '<em class="x">really</em>'), 'adds <em class="x">'),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda s: s.replace("Text.\n", 'Text.\n{: onclick="alert(7)" }\n'), 'adds <p onclick="alert(7)">'),
+        (
+            lambda s: s.replace("(../device-software/warp.md", "(../device-software/kernel.md"),
+            'adds <a href="../device-software/kernel.md">',
+        ),
+        (lambda s: s.replace("(../device-software/warp.md", "(../device-software/warp.md){: data-x=1 }"), "data-x"),
+        (lambda s: s.replace("Text.", "Text <span>x</span>."), "adds <span>"),
+        (lambda s: s.replace("`code`", "code"), "loses <code>"),
+        (lambda s: s.replace("Text.", "- Text."), "adds <ul>"),
+        (lambda s: s.replace("*really*", '<em class="x">really</em>'), 'adds <em class="x">'),
+    ],
+)
 def test_markup_changes_beyond_text_are_caught(renderer, edit, message):
     problems = markup_differences(renderer.html(PARAGRAPH), renderer.html(edit(PARAGRAPH)))
     assert any(message in p for p in problems), problems
@@ -173,15 +242,19 @@ def test_markup_changes_beyond_text_are_caught(renderer, edit, message):
 
 def test_markup_blocks_must_keep_their_order(renderer):
     english = "Para.\n\n- item\n"
-    assert any("orders its blocks differently" in p
-               for p in markup_differences(renderer.html(english), renderer.html("- item\n\nPara.\n")))
+    assert any(
+        "orders its blocks differently" in p
+        for p in markup_differences(renderer.html(english), renderer.html("- item\n\nPara.\n"))
+    )
 
 
 @pytest.mark.parametrize("case", HOSTILE)
 def test_every_hostile_page_as_a_reply_is_rejected(renderer, case):
     """A reply that adds any of the hostile corpus to a faithful translation is caught."""
     body, _, _ = HOSTILE[case]
-    problems = structure_problems(english(), parse_translation(translated(lambda s: s + "\n" + body + "\n"), "perf/x.md"), renderer)
+    problems = structure_problems(
+        english(), parse_translation(translated(lambda s: s + "\n" + body + "\n"), "perf/x.md"), renderer
+    )
     assert any("rendered HTML differs from the English page's beyond its text" in p for p in problems), problems
 
 
@@ -248,7 +321,9 @@ def test_section_hashes_change_only_where_the_english_changed():
 def test_the_plan_keeps_unchanged_sections_and_blocks_and_sends_only_changed_blocks():
     chinese = zh_page_of(THREE_SECTIONS)
     old = split_blocks(chinese)
-    new_text = THREE_SECTIONS.replace("First section text.", "First section text, edited.") + "\n## Third {#third}\n\nNew.\n"
+    new_text = (
+        THREE_SECTIONS.replace("First section text.", "First section text, edited.") + "\n## Third {#third}\n\nNew.\n"
+    )
     parts = plan_sections(english_page(new_text), chinese)
     assert [p.to_translate for p in parts] == [False, False, True, False, True]
     assert parts[0].kept == "".join(old[0]) and parts[1].kept == old[1][0] and parts[3].kept == "".join(old[2])
@@ -402,13 +477,16 @@ def test_the_limiter_starts_nothing_before_retry_after_and_a_cancelled_waiter_fr
     run_async(scenario())
 
 
-@pytest.mark.parametrize("headers, seconds", [
-    ({"retry-after-ms": "250"}, 0.25),
-    ({"retry-after": "2"}, 2.0),
-    ({"retry-after": "soon"}, None),
-    ({"retry-after": "3600"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    "headers, seconds",
+    [
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after": "soon"}, None),
+        ({"retry-after": "3600"}, None),
+        ({}, None),
+    ],
+)
 def test_retry_after_is_read_from_either_header(headers, seconds):
     assert retry_after_seconds(headers) == seconds
 
@@ -419,7 +497,9 @@ def test_retry_after_as_a_date():
 
 
 def test_a_reply_to_an_indented_block_keeps_its_indent():
-    text = THREE_SECTIONS.replace("First section text.", '!!! note "Mind"\n    First line.\n\n    Second line, inside the note.')
+    text = THREE_SECTIONS.replace(
+        "First section text.", '!!! note "Mind"\n    First line.\n\n    Second line, inside the note.'
+    )
     english = english_page(text)
     chinese = zh_page_of(text)
     edited = english_page(text.replace("Second line, inside the note.", "Second line, inside the note, edited."))

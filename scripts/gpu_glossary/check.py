@@ -66,13 +66,19 @@ def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
             linked = glossary.resolved_page(page.lang, rel)
             if linked is None:
                 folders = " or ".join(dict.fromkeys(f"glossary/{lang}" for lang in (page.lang, SOURCE_LANG)))
-                problems.append(page.problem(link.line, f"link '{target}' points at {rel}, which does not exist in {folders}"))
+                problems.append(
+                    page.problem(link.line, f"link '{target}' points at {rel}, which does not exist in {folders}")
+                )
                 continue
         else:
             linked = page
         if parts.fragment and parts.fragment not in linked.anchors():
             known = ", ".join(sorted(linked.anchors())) or "none"
-            problems.append(page.problem(link.line, f"anchor '#{parts.fragment}' does not exist in {linked.display_path} (ids: {known})"))
+            problems.append(
+                page.problem(
+                    link.line, f"anchor '#{parts.fragment}' does not exist in {linked.display_path} (ids: {known})"
+                )
+            )
     return problems
 
 
@@ -84,7 +90,12 @@ def _check_front_matter_text(page: Page) -> list[Problem]:
         values = value if isinstance(value, list) else [value]
         for text in values:
             if isinstance(text, str) and not is_plain_text(text):
-                problems.append(page.problem(page.meta_lines.get(key, 1), f"front matter '{key}' must be plain text, without HTML tags or &entities;: {text!r}"))
+                problems.append(
+                    page.problem(
+                        page.meta_lines.get(key, 1),
+                        f"front matter '{key}' must be plain text, without HTML tags or &entities;: {text!r}",
+                    )
+                )
     return problems
 
 
@@ -92,9 +103,16 @@ def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
     problems = []
     for fence in page.fences():
         if not fence.lang:
-            problems.append(page.problem(fence.line, "code fence has no language: write ```cuda, ```python, ```text, ```console …"))
+            problems.append(
+                page.problem(fence.line, "code fence has no language: write ```cuda, ```python, ```text, ```console …")
+            )
         if not fence.closed:
-            problems.append(page.problem(fence.line, f"code fence opened here is never closed: the rest of the page would render as code; add a closing {fence.fence} line"))
+            problems.append(
+                page.problem(
+                    fence.line,
+                    f"code fence opened here is never closed: the rest of the page would render as code; add a closing {fence.fence} line",
+                )
+            )
     avoided = terminology.avoided() if terminology and page.lang == "zh" else {}
     front_lines = [(page.meta_lines.get(key, 1), page.meta.get(key)) for key in ("title", "summary")]
     for number, line in [*front_lines, *page.prose_lines()]:
@@ -102,7 +120,11 @@ def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
             continue
         for variant, term in avoided.items():
             if variant in line:
-                problems.append(page.problem(number, f"'{variant}' is a variant the terminology file avoids: write '{term.zh}' ({term.en})"))
+                problems.append(
+                    page.problem(
+                        number, f"'{variant}' is a variant the terminology file avoids: write '{term.zh}' ({term.en})"
+                    )
+                )
     return problems
 
 
@@ -114,7 +136,13 @@ def _check_page(glossary: Glossary, page: Page, terminology: Terminology | None)
     if page.rel not in glossary.nav:
         problems.append(page.problem(1, f"page is missing from the navigation: add '{page.rel}' to nav in mkdocs.yml"))
     if page.lang == SOURCE_LANG and len(page.summary) > SUMMARY_LIMIT:
-        problems.append(page.problem(page.meta_lines.get("summary", 1), f"summary is {len(page.summary)} characters; keep it under {SUMMARY_LIMIT}", "warning"))
+        problems.append(
+            page.problem(
+                page.meta_lines.get("summary", 1),
+                f"summary is {len(page.summary)} characters; keep it under {SUMMARY_LIMIT}",
+                "warning",
+            )
+        )
     problems.extend(_check_front_matter_text(page))
     problems.extend(_check_links(glossary, page))
     problems.extend(_check_body(page, terminology))
@@ -143,8 +171,9 @@ class _HtmlCheck:
 
 @cache
 def _code_fingerprint() -> str:
-    return fingerprint(["nh3", "markdown", "pymdown-extensions", "pygments"],
-                       [sanitize, render, markdown_ext, page_module])
+    return fingerprint(
+        ["nh3", "markdown", "pymdown-extensions", "pygments"], [sanitize, render, markdown_ext, page_module]
+    )
 
 
 def _check_duplicates(pages: list[Page]) -> list[Problem]:
@@ -159,7 +188,12 @@ def _check_duplicates(pages: list[Page]) -> list[Problem]:
         if page.title:
             first = by_title.setdefault(page.title.casefold(), page)
             if first is not page:
-                problems.append(page.problem(page.meta_lines.get("title", 1), f"duplicate title '{page.title}': {first.display_path} has it too"))
+                problems.append(
+                    page.problem(
+                        page.meta_lines.get("title", 1),
+                        f"duplicate title '{page.title}': {first.display_path} has it too",
+                    )
+                )
     return problems
 
 
@@ -172,10 +206,20 @@ def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
         elif status == "stale":
             translated = glossary.page(lang, rel)
             line = translated.meta_lines.get(SOURCE_HASH_KEY, 1)
-            problems.append(translated.problem(line, f"translation may be out of date: {english.display_path} changed since it was translated ({SOURCE_HASH_KEY} does not match)", "warning"))
+            problems.append(
+                translated.problem(
+                    line,
+                    f"translation may be out of date: {english.display_path} changed since it was translated ({SOURCE_HASH_KEY} does not match)",
+                    "warning",
+                )
+            )
     for rel, translated in glossary.pages[lang].items():
         if rel not in glossary.pages[SOURCE_LANG]:
-            problems.append(translated.problem(1, f"no English page {SOURCE_LANG}/{rel}: translate only pages that exist in glossary/{SOURCE_LANG}"))
+            problems.append(
+                translated.problem(
+                    1, f"no English page {SOURCE_LANG}/{rel}: translate only pages that exist in glossary/{SOURCE_LANG}"
+                )
+            )
     return problems
 
 
@@ -194,11 +238,16 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))
     problems.extend(check_images(glossary))
-    problems.extend(check_examples([p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems],
-                                   load_runs(glossary.root)))
+    problems.extend(
+        check_examples(
+            [p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems], load_runs(glossary.root)
+        )
+    )
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:
-            problems.append(Problem("mkdocs.yml", 1, "error", f"nav lists '{rel}', which does not exist in glossary/{SOURCE_LANG}"))
+            problems.append(
+                Problem("mkdocs.yml", 1, "error", f"nav lists '{rel}', which does not exist in glossary/{SOURCE_LANG}")
+            )
     return sorted(set(problems), key=lambda p: (p.path, p.line, p.message))
 
 

@@ -63,8 +63,12 @@ def build(sequential: bool, site_url: str | None) -> None:
 @main.command()
 @click.option("--port", default=8000, show_default=True, help="Port on 127.0.0.1.")
 @click.option("--no-build", is_flag=True, help="Serve site/ as it is.")
-@click.option("--watch/--no-watch", default=True, show_default=True,
-              help="Rebuild the language(s) an edit touches and reload open pages.")
+@click.option(
+    "--watch/--no-watch",
+    default=True,
+    show_default=True,
+    help="Rebuild the language(s) an edit touches and reload open pages.",
+)
 def serve(port: int, no_build: bool, watch: bool) -> None:
     """Build both languages for this address and serve them on 127.0.0.1, rebuilding on edits (Ctrl-C stops)."""
     import threading
@@ -86,9 +90,12 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
     stop = threading.Event()
     if watch:
         threading.Thread(target=live.watch, args=(stop,), daemon=True).start()
-    click.echo(f"Serving English at {address} and Chinese at {address}zh/"
-               + (" — edits to glossary/, overrides/ and mkdocs*.yml rebuild and reload" if watch else "")
-               + " (Ctrl-C stops)", err=True)
+    click.echo(
+        f"Serving English at {address} and Chinese at {address}zh/"
+        + (" — edits to glossary/, overrides/ and mkdocs*.yml rebuild and reload" if watch else "")
+        + " (Ctrl-C stops)",
+        err=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -100,8 +107,13 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
 
 @main.command()
 @click.argument("spec", metavar="SECTION/SLUG")
-@click.option("--title", required=True, help="The term as people write it, e.g. \"Bank conflict\".")
-@click.option("--after", default=None, metavar="SLUG", help="Place it in the nav after this page of the section [default: at the end].")
+@click.option("--title", required=True, help='The term as people write it, e.g. "Bank conflict".')
+@click.option(
+    "--after",
+    default=None,
+    metavar="SLUG",
+    help="Place it in the nav after this page of the section [default: at the end].",
+)
 def new(spec: str, title: str, after: str | None) -> None:
     """Start a term page from the template and add it to the nav in mkdocs.yml."""
     from gpu_glossary.new_term import NewTermError, create_term
@@ -112,11 +124,13 @@ def new(spec: str, title: str, after: str | None) -> None:
     except NewTermError as exc:
         raise click.ClickException(str(exc)) from None
     rel = path.relative_to(root).as_posix()
-    click.echo(f"Created {rel} and listed it in the nav of mkdocs.yml.\n\nNext:\n"
-               f"  1. Write it: definition first, links to other terms, a Sources list (CONTRIBUTING.md).\n"
-               f"  2. Preview: make site  (the page reloads as you save), and fix what `make check` says.\n"
-               f"  3. Chinese: leave it to the translation pull request, or write glossary/zh/{rel.split('/', 2)[2]}\n"
-               f"     and run `gpu-glossary stamp` on it.")
+    click.echo(
+        f"Created {rel} and listed it in the nav of mkdocs.yml.\n\nNext:\n"
+        f"  1. Write it: definition first, links to other terms, a Sources list (CONTRIBUTING.md).\n"
+        f"  2. Preview: make site  (the page reloads as you save), and fix what `make check` says.\n"
+        f"  3. Chinese: leave it to the translation pull request, or write glossary/zh/{rel.split('/', 2)[2]}\n"
+        f"     and run `gpu-glossary stamp` on it."
+    )
 
 
 @main.command()
@@ -154,35 +168,92 @@ def stamp(paths: tuple[Path, ...]) -> None:
         english = glossary.page(SOURCE_LANG, rel)
         # Section hashes only where the sections line up; without them the next update is whole-page.
         hashes = format_hashes(section_hashes(english)) if same_sections(page, english) else None
-        write_text_atomic(page.path, with_front_matter(page.text, {SOURCE_HASH_KEY: glossary.source_hash_of(rel),
-                                                                   SECTION_HASHES_KEY: hashes}))
+        write_text_atomic(
+            page.path,
+            with_front_matter(page.text, {SOURCE_HASH_KEY: glossary.source_hash_of(rel), SECTION_HASHES_KEY: hashes}),
+        )
         click.echo(f"{page.display_path}: {SOURCE_HASH_KEY} = {glossary.source_hash_of(rel)}")
     sys.exit(1 if failed else 0)
 
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--base-url", default=None, help=f"OpenAI-compatible API address [default: {translator_defaults.DEFAULT_BASE_URL}]")
+@click.option(
+    "--base-url", default=None, help=f"OpenAI-compatible API address [default: {translator_defaults.DEFAULT_BASE_URL}]"
+)
 @click.option("--model", default=None, help=f"Model name [default: {translator_defaults.DEFAULT_MODEL}]")
-@click.option("--concurrency", default=translator_defaults.DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 1024),
-              help="Most requests at once; fewer while the server answers 429/503.")
-@click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request.")
-@click.option("--retries", default=3, show_default=True, type=click.IntRange(0, 10),
-              help="Retries per request (5xx, timeouts, dropped connections; 429/503 get log2(--concurrency) more) and per rejected reply.")
+@click.option(
+    "--concurrency",
+    default=translator_defaults.DEFAULT_CONCURRENCY,
+    show_default=True,
+    type=click.IntRange(1, 1024),
+    help="Most requests at once; fewer while the server answers 429/503.",
+)
+@click.option(
+    "--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request."
+)
+@click.option(
+    "--retries",
+    default=3,
+    show_default=True,
+    type=click.IntRange(0, 10),
+    help="Retries per request (5xx, timeouts, dropped connections; 429/503 get log2(--concurrency) more) and per rejected reply.",
+)
 @click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
-@click.option("--max-chars", default=12000, show_default=True, type=click.IntRange(min=500),
-              help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).")
+@click.option(
+    "--max-chars",
+    default=12000,
+    show_default=True,
+    type=click.IntRange(min=500),
+    help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).",
+)
 @click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
-@click.option("--dry-run", is_flag=True, help="Show what would be translated and the estimated tokens and cost; no key, no network.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would be translated and the estimated tokens and cost; no key, no network.",
+)
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 if any translation is missing or stale; no network.")
 @click.option("--prune", is_flag=True, help="List Chinese pages whose English page no longer exists.")
 @click.option("--yes", is_flag=True, help="With --prune: delete them.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write the run's summary as JSON.")
-@click.option("--price-input", default=translator_defaults.DEFAULT_PRICES["input"], show_default=True, help="USD per million input tokens (estimates).")
-@click.option("--price-cached", default=translator_defaults.DEFAULT_PRICES["cached"], show_default=True, help="USD per million cached input tokens.")
-@click.option("--price-output", default=translator_defaults.DEFAULT_PRICES["output"], show_default=True, help="USD per million output tokens.")
-def translate(paths, base_url, model, concurrency, timeout, retries, temperature, max_chars, force, dry_run,
-              check_only, prune, yes, report, price_input, price_cached, price_output) -> None:
+@click.option(
+    "--price-input",
+    default=translator_defaults.DEFAULT_PRICES["input"],
+    show_default=True,
+    help="USD per million input tokens (estimates).",
+)
+@click.option(
+    "--price-cached",
+    default=translator_defaults.DEFAULT_PRICES["cached"],
+    show_default=True,
+    help="USD per million cached input tokens.",
+)
+@click.option(
+    "--price-output",
+    default=translator_defaults.DEFAULT_PRICES["output"],
+    show_default=True,
+    help="USD per million output tokens.",
+)
+def translate(
+    paths,
+    base_url,
+    model,
+    concurrency,
+    timeout,
+    retries,
+    temperature,
+    max_chars,
+    force,
+    dry_run,
+    check_only,
+    prune,
+    yes,
+    report,
+    price_input,
+    price_cached,
+    price_output,
+) -> None:
     """Translate English pages that have no Chinese page or a stale one (PATHS/globs limit the run).
 
     The key comes from DEEPSEEK_API_KEY. Pages whose Chinese translation is current cost no request.
@@ -190,21 +261,51 @@ def translate(paths, base_url, model, concurrency, timeout, retries, temperature
     from gpu_glossary.translate.command import TranslateOptions, run_translate
 
     options = TranslateOptions(
-        patterns=list(paths), base_url=base_url or translator_defaults.DEFAULT_BASE_URL,
-        model=model or translator_defaults.DEFAULT_MODEL, concurrency=concurrency, timeout=timeout,
-        retries=retries, temperature=temperature, max_chars=max_chars, force=force, dry_run=dry_run,
-        check=check_only, prune=prune, yes=yes, report=report,
-        prices={"input": price_input, "cached": price_cached, "output": price_output})
+        patterns=list(paths),
+        base_url=base_url or translator_defaults.DEFAULT_BASE_URL,
+        model=model or translator_defaults.DEFAULT_MODEL,
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        temperature=temperature,
+        max_chars=max_chars,
+        force=force,
+        dry_run=dry_run,
+        check=check_only,
+        prune=prune,
+        yes=yes,
+        report=report,
+        prices={"input": price_input, "cached": price_cached, "output": price_output},
+    )
     sys.exit(run_translate(_root(), options))
 
 
 @main.command()
-@click.option("--check", "mode", flag_value="check", default=True, help="Report image problems; exit 1 on any (the default).")
-@click.option("--fix", "mode", flag_value="fix", help="Repair links: legacy themed-image://, wrong depths, Chinese variants, remote files we have.")
-@click.option("--localize", "mode", flag_value="localize", help="Download remote images into glossary/images/ and link them locally.")
-@click.option("--make-dark", "mode", flag_value="make-dark", help="Create missing name.dark.svg files from name.svg through the palette.")
+@click.option(
+    "--check", "mode", flag_value="check", default=True, help="Report image problems; exit 1 on any (the default)."
+)
+@click.option(
+    "--fix",
+    "mode",
+    flag_value="fix",
+    help="Repair links: legacy themed-image://, wrong depths, Chinese variants, remote files we have.",
+)
+@click.option(
+    "--localize",
+    "mode",
+    flag_value="localize",
+    help="Download remote images into glossary/images/ and link them locally.",
+)
+@click.option(
+    "--make-dark",
+    "mode",
+    flag_value="make-dark",
+    help="Create missing name.dark.svg files from name.svg through the palette.",
+)
 @click.option("--timeout", default=10.0, show_default=True, help="With --localize: seconds per download.")
-@click.option("--max-bytes", default=5 * 1024 * 1024, show_default=True, help="With --localize: largest image accepted.")
+@click.option(
+    "--max-bytes", default=5 * 1024 * 1024, show_default=True, help="With --localize: largest image accepted."
+)
 def images(mode: str, timeout: float, max_bytes: int) -> None:
     """Check and repair every image in every page of both languages."""
     from gpu_glossary.images import links as image_step
@@ -217,12 +318,19 @@ def images(mode: str, timeout: float, max_bytes: int) -> None:
         for path, unknown in created:
             click.echo(f"created {path.relative_to(root)}")
             if unknown:
-                click.echo(f"{path.relative_to(root)}: warning: colours outside the palette kept as they are: {', '.join(sorted(unknown))}", err=True)
+                click.echo(
+                    f"{path.relative_to(root)}: warning: colours outside the palette kept as they are: {', '.join(sorted(unknown))}",
+                    err=True,
+                )
         click.echo(f"{len(created)} dark variant(s) created", err=True)
         return
     if mode == "fix":
-        changes = [change for pages in glossary.pages.values() for page in pages.values()
-                   for change in image_step.fix_page(glossary, page)]
+        changes = [
+            change
+            for pages in glossary.pages.values()
+            for page in pages.values()
+            for change in image_step.fix_page(glossary, page)
+        ]
         for change in changes:
             click.echo(f"fixed {change}")
         click.echo(f"{len(changes)} image link(s) repaired", err=True)
@@ -282,8 +390,13 @@ def examples_list() -> None:
 @click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Compilers at once [default: one per CPU].")
 @click.option("--python", "python", default=None, help="Python for ```python examples [default: this one].")
 @click.option("--changed", is_flag=True, help="Only examples whose code has no current recorded run.")
-@click.option("--apply/--no-apply", "apply_outputs", default=True, show_default=True,
-              help="Write the new outputs into the pages (both languages).")
+@click.option(
+    "--apply/--no-apply",
+    "apply_outputs",
+    default=True,
+    show_default=True,
+    help="Write the new outputs into the pages (both languages).",
+)
 def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
     """Compile and run examples on this machine's GPU and record what they print in glossary/runs.yml.
 
@@ -293,14 +406,23 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
     """
     from tqdm import tqdm
 
-    from gpu_glossary.examples.runner import ExampleRunner, SetupError, describe_machine, failure_report, preflight, select
+    from gpu_glossary.examples.runner import (
+        ExampleRunner,
+        SetupError,
+        describe_machine,
+        failure_report,
+        preflight,
+        select,
+    )
     from gpu_glossary.examples.model import load_runs, write_outputs
 
     root = _root()
     glossary, found = _english_examples(root)
     chosen, unmatched = select(found, selectors)
     if unmatched:
-        raise click.ClickException(f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them")
+        raise click.ClickException(
+            f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them"
+        )
     runs = load_runs(root)
     if runs.problems:
         raise click.ClickException("\n".join(str(p) for p in runs.problems))
@@ -314,8 +436,11 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         preflight(chosen, machine)
     except SetupError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"Running {len(chosen)} example(s) on {machine.device} (driver {machine.driver or 'n/a'}, "
-               f"CUDA {machine.cuda or 'n/a'})", err=True)
+    click.echo(
+        f"Running {len(chosen)} example(s) on {machine.device} (driver {machine.driver or 'n/a'}, "
+        f"CUDA {machine.cuda or 'n/a'})",
+        err=True,
+    )
     bar = tqdm(total=len(chosen), unit="example", file=sys.stderr, dynamic_ncols=True)
 
     def progress(outcome) -> None:
@@ -331,8 +456,11 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         bar.close()
     failed = [o for o in outcomes if not o.ok]
     seconds = sum(o.seconds for o in outcomes)
-    click.echo(f"{len(outcomes) - len(failed)} ran, {len(failed)} failed ({seconds:.0f} s of run time); "
-               f"records in {runs.path.relative_to(root)}", err=True)
+    click.echo(
+        f"{len(outcomes) - len(failed)} ran, {len(failed)} failed ({seconds:.0f} s of run time); "
+        f"records in {runs.path.relative_to(root)}",
+        err=True,
+    )
     for outcome in failed:
         click.echo(f"  {outcome.example.location}: {outcome.example.id}: {outcome.status}", err=True)
     if apply_outputs:

@@ -122,8 +122,12 @@ def load_glossary(root: Path) -> Glossary:
     glossary.nav = nav_paths(config.get("nav") or [])
     for lang in LANGUAGES:
         lang_dir = glossary.lang_dir(lang)
-        glossary.pages[lang] = {
-            path.relative_to(lang_dir).as_posix(): read_page(path, root, lang_dir, lang)
-            for path in sorted(lang_dir.rglob("*.md"))
-        } if lang_dir.is_dir() else {}
+        glossary.pages[lang] = (
+            {
+                path.relative_to(lang_dir).as_posix(): read_page(path, root, lang_dir, lang)
+                for path in sorted(lang_dir.rglob("*.md"))
+            }
+            if lang_dir.is_dir()
+            else {}
+        )
     return glossary

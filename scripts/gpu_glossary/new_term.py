@@ -16,7 +16,9 @@ from gpu_glossary.page import SECTIONS, front_matter_block
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
-SUMMARY = "{title} is … (one plain sentence under 200 characters that defines it; shown in link previews and the index)."
+SUMMARY = (
+    "{title} is … (one plain sentence under 200 characters that defines it; shown in link previews and the index)."
+)
 BODY = """
 {title} is … Open with the definition in one or two sentences a newcomer can follow.
 
@@ -91,4 +93,3 @@ def create_term(root: Path, spec: str, title: str, after: str | None = None) -> 
     write_text_atomic(path, front_matter_block(meta) + BODY.format(title=title))
     write_text_atomic(config, new_config)
     return path
-

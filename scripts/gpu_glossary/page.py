@@ -253,19 +253,21 @@ class Page:
         result = []
         for first, last, opener in _fence_spans_in(self.body):
             indent = opener.group("indent")
-            code = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in lines[first + 1:last])
+            code = "\n".join(l[len(indent) :] if l.startswith(indent) else l for l in lines[first + 1 : last])
             above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
-            result.append(Fence(
-                line=self.body_line + first,
-                end_line=self.body_line + last,
-                lang=fence_lang(opener.group("info")),
-                info=opener.group("info").strip(),
-                code=code,
-                indent=indent,
-                marker=above.group("marker") if above else "",
-                fence=opener.group("fence"),
-                closed=last < len(lines),
-            ))
+            result.append(
+                Fence(
+                    line=self.body_line + first,
+                    end_line=self.body_line + last,
+                    lang=fence_lang(opener.group("info")),
+                    info=opener.group("info").strip(),
+                    code=code,
+                    indent=indent,
+                    marker=above.group("marker") if above else "",
+                    fence=opener.group("fence"),
+                    closed=last < len(lines),
+                )
+            )
         return result
 
     def links(self) -> list[Link]:
@@ -275,8 +277,7 @@ class Page:
             if "[" not in line:
                 continue  # both patterns need one; most lines have none
             for match in _LINK.finditer(line):
-                result.append(Link(number, match.group("target"), match.group("text"),
-                                   bool(match.group("bang"))))
+                result.append(Link(number, match.group("target"), match.group("text"), bool(match.group("bang"))))
             ref = _REF_DEF.match(line)
             if ref:
                 result.append(Link(number, ref.group("target"), ref.group("label"), False))
@@ -324,8 +325,10 @@ class _FrontMatterLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise FrontMatterRefused(problem="front matter may not use YAML anchors or aliases (&name, *name): write each value out",
-                                     problem_mark=event.start_mark)
+            raise FrontMatterRefused(
+                problem="front matter may not use YAML anchors or aliases (&name, *name): write each value out",
+                problem_mark=event.start_mark,
+            )
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
@@ -337,8 +340,10 @@ class _FrontMatterLoader(yaml.SafeLoader):
             except TypeError:
                 continue  # an unhashable key: construct_mapping below reports it
             if seen != key_node.start_mark.line:
-                raise FrontMatterRefused(problem=f"front matter has the key '{key}' twice (first on line {seen + 1}): keep one",
-                                         problem_mark=key_node.start_mark)
+                raise FrontMatterRefused(
+                    problem=f"front matter has the key '{key}' twice (first on line {seen + 1}): keep one",
+                    problem_mark=key_node.start_mark,
+                )
         return super().construct_mapping(node, deep)
 
 
@@ -377,7 +382,9 @@ def parse_page(text: str, path: Path, display_path: str, rel: str, lang: str) ->
     normalized = text.replace("\r\n", "\n")
     if not _yaml_handler.detect(normalized):
         page.body = normalized
-        page.problems.append(page.problem(1, "no front matter: the page must start with a '---' block holding title and summary"))
+        page.problems.append(
+            page.problem(1, "no front matter: the page must start with a '---' block holding title and summary")
+        )
         return page
     try:
         front, content = _yaml_handler.split(normalized)

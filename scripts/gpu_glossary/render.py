@@ -24,8 +24,11 @@ MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
 
 def _extension_mapping(value) -> dict[str, dict]:
     """markdown_extensions as MkDocs accepts it (a mapping, or a list of names and one-key mappings)."""
-    items = value.items() if isinstance(value, dict) else [
-        next(iter(item.items())) if isinstance(item, dict) else (item, None) for item in value or []]
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else [next(iter(item.items())) if isinstance(item, dict) else (item, None) for item in value or []]
+    )
     return {str(name): dict(options or {}) for name, options in items}
 
 
@@ -49,8 +52,9 @@ class Renderer:
 
     def __init__(self, extensions: list[str], options: dict[str, dict]):
         self.settings = (list(extensions), {name: dict(value) for name, value in options.items()})
-        self._markdown = markdown.Markdown(extensions=[*extensions, GlossaryExtension(GlossaryState())],
-                                           extension_configs=options)
+        self._markdown = markdown.Markdown(
+            extensions=[*extensions, GlossaryExtension(GlossaryState())], extension_configs=options
+        )
         # The same text gives the same HTML: the translation checks render an English page
         # once for each reply they compare with it.
         self.html = functools.lru_cache(maxsize=1024)(self._convert)

@@ -30,13 +30,66 @@ from gpu_glossary.page import Page, Problem, mask_inline_code
 
 # What Markdown, our extensions, footnotes, tables, code highlighting, math, admonitions,
 # details, md_in_html and the recorded-output lines produce, and nothing else.
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
-    "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3",
-    "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
-    "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot",
-    "th", "thead", "time", "tr", "u", "ul", "var",
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "cite",
+        "code",
+        "col",
+        "colgroup",
+        "dd",
+        "del",
+        "details",
+        "dfn",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "time",
+        "tr",
+        "u",
+        "ul",
+        "var",
+    }
+)
 ALLOWED_ATTRIBUTES = {
     "*": {"id", "class", "title", "lang", "dir"},
     "a": {"href", "name", "data-gg-title", "data-gg-summary"},  # name: code line anchors
@@ -76,8 +129,15 @@ def _filter(tag: str, attribute: str, value: str) -> str | None:
 
 def sanitize(html: str) -> str:
     """The HTML the site publishes: only allowed elements, attributes and URLs remain."""
-    return nh3.clean(html, tags=set(ALLOWED_TAGS), attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()},
-                     url_schemes=set(URL_SCHEMES), attribute_filter=_filter, link_rel=None, strip_comments=True)
+    return nh3.clean(
+        html,
+        tags=set(ALLOWED_TAGS),
+        attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()},
+        url_schemes=set(URL_SCHEMES),
+        attribute_filter=_filter,
+        link_rel=None,
+        strip_comments=True,
+    )
 
 
 def is_plain_text(value: str) -> bool:
@@ -132,8 +192,10 @@ class Removal:
         shown = self.value if len(self.value) <= 60 else self.value[:57] + "…"
         allowed = self.attribute in ALLOWED_ATTRIBUTES.get(self.tag, set()) | ALLOWED_ATTRIBUTES["*"]
         if allowed and self.attribute in URL_ATTRIBUTES:
-            return (f"{self.attribute}={shown!r} on <{self.tag}> is not allowed on the site: links and images "
-                    "may only be relative paths (not //host), #anchors, http:, https: or mailto: (the sanitizer removes it)")
+            return (
+                f"{self.attribute}={shown!r} on <{self.tag}> is not allowed on the site: links and images "
+                "may only be relative paths (not //host), #anchors, http:, https: or mailto: (the sanitizer removes it)"
+            )
         if allowed and self.attribute in ("id", "name"):
             return f"{self.attribute}={shown!r} on <{self.tag}>: names starting with '__' belong to the theme (the sanitizer removes it)"
         return f"attribute {self.attribute}={shown!r} on <{self.tag}> is not allowed on the site (the sanitizer removes it)"
@@ -186,8 +248,11 @@ def _occurrences(removal: Removal, lines: list[tuple[int, str, str]]) -> list[in
     value = removal.value.strip()
     with_value = [(n, decoded) for n, _, decoded in lines if value and value in decoded]
     both = [n for n, decoded in with_value if name.search(decoded) for _ in range(decoded.count(value))]
-    return both or [n for n, decoded in with_value for _ in range(decoded.count(value))] or \
-        [n for n, _, decoded in lines for _ in name.finditer(decoded)]
+    return (
+        both
+        or [n for n, decoded in with_value for _ in range(decoded.count(value))]
+        or [n for n, _, decoded in lines for _ in name.finditer(decoded)]
+    )
 
 
 def html_problems(page: Page, html: str) -> list[Problem]:
@@ -209,7 +274,12 @@ def html_problems(page: Page, html: str) -> list[Problem]:
         key = (removal.tag, removal.attribute, removal.value)
         left = unused.setdefault(key, _occurrences(removal, lines))
         if not left:
-            problems.append(page.problem(page.body_line, removal.message + " (written by a Markdown extension or the build: no line of the page holds it)"))
+            problems.append(
+                page.problem(
+                    page.body_line,
+                    removal.message + " (written by a Markdown extension or the build: no line of the page holds it)",
+                )
+            )
             continue
         line = next((n for n in left if n >= cursor), left[0])
         if len(left) > 1:
@@ -226,6 +296,9 @@ def _fingerprint() -> str:
 
 def cached_html_problems(page: Page, html: str) -> list[Problem]:
     """`html_problems`, remembered across builds for the same page text and HTML."""
-    found = memoize("built-html", [_fingerprint(), page.display_path, page.text, html],
-                    lambda: [[p.line, p.message] for p in html_problems(page, html)])
+    found = memoize(
+        "built-html",
+        [_fingerprint(), page.display_path, page.text, html],
+        lambda: [[p.line, p.message] for p in html_problems(page, html)],
+    )
     return [page.problem(line, message) for line, message in found]

@@ -168,9 +168,9 @@ def parse_marker(marker: str) -> tuple[dict, list[str]] | None:
     settings: dict = {}
     errors: list[str] = []
     try:
-        tokens = shlex.split(marker[len(MARKER) + 1:])
+        tokens = shlex.split(marker[len(MARKER) + 1 :])
     except ValueError as exc:
-        return settings, [f"example marker does not parse ({exc}): quote values with spaces, e.g. flags=\"-lcuda -g\""]
+        return settings, [f'example marker does not parse ({exc}): quote values with spaces, e.g. flags="-lcuda -g"']
     for token in tokens:
         key, equals, value = token.partition("=")
         if not equals and key in _WORDS:
@@ -198,7 +198,11 @@ def _kind(fence: Fence, settings: dict | None) -> str | None:
         return None
     if settings is not None and settings.get("shell"):
         return "shell"
-    if fence.lang == "cuda" and fence.marker != "nvcc: skip" and (settings is not None or _CUDA_MAIN.search(fence.code)):
+    if (
+        fence.lang == "cuda"
+        and fence.marker != "nvcc: skip"
+        and (settings is not None or _CUDA_MAIN.search(fence.code))
+    ):
         return "cuda"
     if fence.lang == "python" and (settings is not None or _GPU_PYTHON.search(fence.code)):
         return "python"
@@ -216,8 +220,13 @@ def _shell_commands(page: Page, fence: Fence) -> tuple[list[str], list[Problem]]
         elif line.startswith("$ "):
             commands.append(line[2:])
         elif line.strip():
-            problems.append(page.problem(fence.line + offset, "a runnable console block holds only '$ command' lines: "
-                                         "its output goes in the ```text block under it, written by `gpu-glossary examples apply`"))
+            problems.append(
+                page.problem(
+                    fence.line + offset,
+                    "a runnable console block holds only '$ command' lines: "
+                    "its output goes in the ```text block under it, written by `gpu-glossary examples apply`",
+                )
+            )
         continuing = line.endswith("\\")
     if not commands and not problems:
         problems.append(page.problem(fence.line, "a runnable console block has no '$ command' line"))
@@ -237,8 +246,13 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
         kind = _kind(fence, settings)
         if kind is None:
             if settings and not settings.get("skip"):
-                problems.append(page.problem(fence.line - 1, f"an example marker on a ```{fence.lang} block: examples are "
-                                             "```cuda, ```python, or ```console with 'shell'"))
+                problems.append(
+                    page.problem(
+                        fence.line - 1,
+                        f"an example marker on a ```{fence.lang} block: examples are "
+                        "```cuda, ```python, or ```console with 'shell'",
+                    )
+                )
             continue
         pending.append((fence, kind, settings or {}))
     names: dict[str, int] = {}
@@ -246,7 +260,11 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
     for ordinal, (fence, kind, settings) in enumerate(pending, start=1):
         name = settings.get("name") or f"example-{ordinal}"
         if name in names:
-            problems.append(page.problem(fence.line - 1, f"two examples named '{name}' on this page (the other at line {names[name]})"))
+            problems.append(
+                page.problem(
+                    fence.line - 1, f"two examples named '{name}' on this page (the other at line {names[name]})"
+                )
+            )
             continue
         names[name] = fence.line
         commands: list[str] = []
@@ -254,13 +272,21 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
             commands, shell_problems = _shell_commands(page, fence)
             problems.extend(shell_problems)
         example = Example(
-            page=page, fence=fence, kind=kind, name=name,
-            flags=tuple(shlex.split(settings.get("flags", ""))), args=tuple(shlex.split(settings.get("args", ""))),
-            timeout=float(settings.get("timeout", DEFAULT_TIMEOUT)), exit_code=int(settings.get("exit", 0)),
-            commands=tuple(commands))
+            page=page,
+            fence=fence,
+            kind=kind,
+            name=name,
+            flags=tuple(shlex.split(settings.get("flags", ""))),
+            args=tuple(shlex.split(settings.get("args", ""))),
+            timeout=float(settings.get("timeout", DEFAULT_TIMEOUT)),
+            exit_code=int(settings.get("exit", 0)),
+            commands=tuple(commands),
+        )
         # A console session runs the page's programs, so their code is part of what it ran.
         depends = [p.hash for p in programs] if kind == "shell" else []
-        digest = _digest(kind, fence.code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends)
+        digest = _digest(
+            kind, fence.code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
+        )
         example = Example(**{**example.__dict__, "hash": digest})
         examples.append(example)
         if kind != "shell":
@@ -289,11 +315,12 @@ def output_fence(page: Page, example: Example) -> Fence | None:
     if after.lang != OUTPUT_LANG:
         return None
     lines = page.text.replace("\r\n", "\n").split("\n")
-    between = lines[example.fence.end_line:after.line - 1]
+    between = lines[example.fence.end_line : after.line - 1]
     return after if all(not line.strip() for line in between) else None
 
 
 # -- the recorded-runs file ---------------------------------------------------------
+
 
 class _RunsDumper(yaml.SafeDumper):
     """Multi-line text as `|` blocks, so a diff of runs.yml reads like the programs' output."""
@@ -305,9 +332,11 @@ def _represent_text(dumper, value: str):
 
 
 _RunsDumper.add_representer(str, _represent_text)
-RUNS_HEADER = ("# Recorded runs of the glossary's runnable examples, by page#name.\n"
-               "# Written by `gpu-glossary examples run` on a GPU machine; `gpu-glossary check` compares\n"
-               "# each page's output block with the run recorded for its code's hash. Do not edit by hand.\n")
+RUNS_HEADER = (
+    "# Recorded runs of the glossary's runnable examples, by page#name.\n"
+    "# Written by `gpu-glossary examples run` on a GPU machine; `gpu-glossary check` compares\n"
+    "# each page's output block with the run recorded for its code's hash. Do not edit by hand.\n"
+)
 
 
 def load_runs(root: Path) -> Runs:
@@ -323,7 +352,9 @@ def load_runs(root: Path) -> Runs:
         data = data or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
-        runs.problems.append(Problem(display, 1 + mark.line if mark else 1, "error", f"recorded runs do not parse: {exc}"))
+        runs.problems.append(
+            Problem(display, 1 + mark.line if mark else 1, "error", f"recorded runs do not parse: {exc}")
+        )
         return runs
     if not isinstance(data, dict):
         runs.problems.append(Problem(display, 1, "error", "recorded runs must be a mapping of example id to run"))
@@ -335,7 +366,9 @@ def load_runs(root: Path) -> Runs:
         required = [name for name in Record.FIELDS if name != "seconds"]
         missing = [name for name in required if name not in entry] if isinstance(entry, dict) else required
         if missing:
-            runs.problems.append(Problem(display, line, "error", f"recorded run '{example_id}' lacks {', '.join(missing)}"))
+            runs.problems.append(
+                Problem(display, line, "error", f"recorded run '{example_id}' lacks {', '.join(missing)}")
+            )
             continue
         values = {name: str(entry[name]) for name in required}
         runs.records[str(example_id)] = Record(**values, seconds=float(entry.get("seconds") or 0))
@@ -352,6 +385,7 @@ def save_runs(runs: Runs) -> None:
 
 # -- checking pages against the records -----------------------------------------
 
+
 def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
     """Each page's runnable blocks against the recorded runs; the checker calls this."""
     problems = list(runs.problems)
@@ -364,19 +398,41 @@ def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
             record = runs.current(example)
             shown = output_fence(page, example)
             if record is None:
-                problems.append(page.problem(example.fence.line, f"example changed since it last ran on a GPU ({example.id}): "
-                                             f"run `gpu-glossary examples run '{example.id}'` on a CUDA machine", "warning"))
+                problems.append(
+                    page.problem(
+                        example.fence.line,
+                        f"example changed since it last ran on a GPU ({example.id}): "
+                        f"run `gpu-glossary examples run '{example.id}'` on a CUDA machine",
+                        "warning",
+                    )
+                )
                 continue
             if shown is None:
-                problems.append(page.problem(example.fence.end_line, f"no output block under example {example.id}: "
-                                             "`gpu-glossary examples apply` writes the recorded output there"))
+                problems.append(
+                    page.problem(
+                        example.fence.end_line,
+                        f"no output block under example {example.id}: "
+                        "`gpu-glossary examples apply` writes the recorded output there",
+                    )
+                )
             elif normalize_output(shown.code) != record.stdout:
-                problems.append(page.problem(shown.line, f"output differs from the recorded run of {example.id} "
-                                             f"({record.provenance()}): {_first_difference(shown.code, record.stdout)}; "
-                                             "`gpu-glossary examples apply` restores it"))
+                problems.append(
+                    page.problem(
+                        shown.line,
+                        f"output differs from the recorded run of {example.id} "
+                        f"({record.provenance()}): {_first_difference(shown.code, record.stdout)}; "
+                        "`gpu-glossary examples apply` restores it",
+                    )
+                )
     for example_id in sorted(set(runs.records) - seen):
-        problems.append(Problem(RUNS_FILE, runs.lines.get(example_id, 1), "warning",
-                                f"recorded run '{example_id}' belongs to no example on any page: `gpu-glossary examples prune` removes it"))
+        problems.append(
+            Problem(
+                RUNS_FILE,
+                runs.lines.get(example_id, 1),
+                "warning",
+                f"recorded run '{example_id}' belongs to no example on any page: `gpu-glossary examples prune` removes it",
+            )
+        )
     return problems
 
 
@@ -389,6 +445,7 @@ def _first_difference(shown: str, recorded: str) -> str:
 
 
 # -- writing recorded output into pages ---------------------------------------------
+
 
 def with_outputs(page: Page, runs: Runs) -> str:
     """The page's text with each current example's output block holding its recorded output."""
@@ -403,7 +460,11 @@ def with_outputs(page: Page, runs: Runs) -> str:
         fence = "```"
         while fence in record.stdout:
             fence += "`"
-        block = [indent + fence + OUTPUT_LANG, *[(indent + line).rstrip() for line in record.stdout.split("\n")], indent + fence]
+        block = [
+            indent + fence + OUTPUT_LANG,
+            *[(indent + line).rstrip() for line in record.stdout.split("\n")],
+            indent + fence,
+        ]
         shown = output_fence(page, example)
         if shown is not None:
             edits.append((shown.line - 1, shown.end_line, block))
@@ -419,8 +480,13 @@ def write_outputs(glossary, runs: Runs) -> list[str]:
     stays current (the outputs are the same in both languages, so its hash is renewed)."""
     from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
 
-    current = {(lang, rel) for lang in LANGUAGES if lang != SOURCE_LANG for rel in glossary.pages[lang]
-               if glossary.translation_status(lang, rel) == "current"}
+    current = {
+        (lang, rel)
+        for lang in LANGUAGES
+        if lang != SOURCE_LANG
+        for rel in glossary.pages[lang]
+        if glossary.translation_status(lang, rel) == "current"
+    }
     changed: list[str] = []
     new_english: dict[str, Page] = {}
     for lang in (SOURCE_LANG, *[l for l in LANGUAGES if l != SOURCE_LANG]):

@@ -42,17 +42,31 @@ class _Canvas:
     def __init__(self, title: str, desc: str, lang: str):
         self.parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" xml:lang="{lang}" font-family="{FONT}">',
-            f"<title>{escape(title)}</title>", f"<desc>{escape(desc)}</desc>",
+            f"<title>{escape(title)}</title>",
+            f"<desc>{escape(desc)}</desc>",
             f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
             f'<text x="{WIDTH / 2}" y="32" font-size="16" fill="{TEXT}" text-anchor="middle" font-weight="bold">{escape(title)}</text>',
         ]
 
-    def text(self, x: float, y: float, label: str, size: int = 14, colour: str = MUTED, anchor: str = "middle", extra: str = ""):
-        self.parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"{extra}>{escape(label)}</text>')
+    def text(
+        self,
+        x: float,
+        y: float,
+        label: str,
+        size: int = 14,
+        colour: str = MUTED,
+        anchor: str = "middle",
+        extra: str = "",
+    ):
+        self.parts.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"{extra}>{escape(label)}</text>'
+        )
 
     def line(self, x1, y1, x2, y2, colour: str, width: float = 1.0, dash: str = ""):
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
-        self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" stroke-width="{width}"{dashed}/>')
+        self.parts.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" stroke-width="{width}"{dashed}/>'
+        )
 
     def polyline(self, points, colour: str, width: float = 2.5, dash: str = ""):
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
@@ -60,7 +74,9 @@ class _Canvas:
         self.parts.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="{width}"{dashed}/>')
 
     def dot(self, x: float, y: float, colour: str):
-        self.parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#fbe9d7" stroke="{colour}" stroke-width="2"/>')
+        self.parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#fbe9d7" stroke="{colour}" stroke-width="2"/>'
+        )
 
     def frame(self, x_label: str, y_label: str):
         self.line(LEFT, BOTTOM, WIDTH - RIGHT, BOTTOM, MUTED, 1.2)
@@ -79,6 +95,7 @@ def _scale(low: float, high: float, start: float, end: float, log: bool):
         else:
             low_, high_ = low, high
         return start + (value - low_) / (high_ - low_) * (end - start)
+
     return to
 
 
@@ -92,17 +109,29 @@ def _numbers(pattern: str, stdout: str, what: str) -> list[tuple[float, ...]]:
 # -- the roofline --------------------------------------------------------------------
 
 ROOFLINE_WORDS = {
-    "en": {"title": "Measured roofline of an {device}", "x": "arithmetic intensity (FLOP per byte of HBM traffic)",
-           "y": "achieved GFLOP/s (FP32 FMA)", "memory": "copy roof {bw:,.0f} GB/s", "compute": "FMA roof {fp:,.0f} GFLOP/s",
-           "ridge": "ridge {ai:.1f} FLOP/byte", "points": "measured kernels (K FMAs per element)",
-           "desc": "Log-log roofline drawn from a recorded run on an {device}: the measured memory roof of {bw:,.0f} GB/s, "
-                   "the measured FP32 roof of {fp:,.0f} GFLOP/s, a ridge at {ai:.1f} FLOP/byte, and {n} measured kernels "
-                   "from {lo} to {hi} FLOP/byte that sit on the memory roof left of the ridge and on the compute roof right of it."},
-    "zh": {"title": "{device} 的实测屋顶线", "x": "算术强度（每字节 HBM 流量的 FLOP 数）",
-           "y": "实测 GFLOP/s（FP32 FMA）", "memory": "拷贝屋顶 {bw:,.0f} GB/s", "compute": "FMA 屋顶 {fp:,.0f} GFLOP/s",
-           "ridge": "脊点 {ai:.1f} FLOP/字节", "points": "实测核函数（每个元素 K 次 FMA）",
-           "desc": "根据 {device} 上一次记录的运行绘制的双对数屋顶线：实测内存屋顶 {bw:,.0f} GB/s，实测 FP32 屋顶 {fp:,.0f} GFLOP/s，"
-                   "脊点在 {ai:.1f} FLOP/字节；{n} 个实测核函数的算术强度从 {lo} 到 {hi} FLOP/字节，脊点左侧的落在内存屋顶上，右侧的落在计算屋顶上。"},
+    "en": {
+        "title": "Measured roofline of an {device}",
+        "x": "arithmetic intensity (FLOP per byte of HBM traffic)",
+        "y": "achieved GFLOP/s (FP32 FMA)",
+        "memory": "copy roof {bw:,.0f} GB/s",
+        "compute": "FMA roof {fp:,.0f} GFLOP/s",
+        "ridge": "ridge {ai:.1f} FLOP/byte",
+        "points": "measured kernels (K FMAs per element)",
+        "desc": "Log-log roofline drawn from a recorded run on an {device}: the measured memory roof of {bw:,.0f} GB/s, "
+        "the measured FP32 roof of {fp:,.0f} GFLOP/s, a ridge at {ai:.1f} FLOP/byte, and {n} measured kernels "
+        "from {lo} to {hi} FLOP/byte that sit on the memory roof left of the ridge and on the compute roof right of it.",
+    },
+    "zh": {
+        "title": "{device} 的实测屋顶线",
+        "x": "算术强度（每字节 HBM 流量的 FLOP 数）",
+        "y": "实测 GFLOP/s（FP32 FMA）",
+        "memory": "拷贝屋顶 {bw:,.0f} GB/s",
+        "compute": "FMA 屋顶 {fp:,.0f} GFLOP/s",
+        "ridge": "脊点 {ai:.1f} FLOP/字节",
+        "points": "实测核函数（每个元素 K 次 FMA）",
+        "desc": "根据 {device} 上一次记录的运行绘制的双对数屋顶线：实测内存屋顶 {bw:,.0f} GB/s，实测 FP32 屋顶 {fp:,.0f} GFLOP/s，"
+        "脊点在 {ai:.1f} FLOP/字节；{n} 个实测核函数的算术强度从 {lo} 到 {hi} FLOP/字节，脊点左侧的落在内存屋顶上，右侧的落在计算屋顶上。",
+    },
 }
 
 
@@ -110,27 +139,46 @@ def draw_roofline(record: Record, lang: str) -> str:
     words = ROOFLINE_WORDS[lang]
     ((bandwidth,),) = _numbers(r"^roof bandwidth_GBps=([\d.]+)", record.stdout, "memory roof")
     ((compute,),) = _numbers(r"^roof fp32_GFLOPs=([\d.]+)", record.stdout, "compute roof")
-    points = _numbers(r"^point K=\d+\s+AI=([\d.]+)\s+ms=[\d.]+\s+GBps=[\d.]+\s+GFLOPs=([\d.]+)", record.stdout, "measured points")
+    points = _numbers(
+        r"^point K=\d+\s+AI=([\d.]+)\s+ms=[\d.]+\s+GBps=[\d.]+\s+GFLOPs=([\d.]+)", record.stdout, "measured points"
+    )
     ridge = compute / bandwidth
     x_low, x_high, y_low, y_high = 0.125, 256.0, 100.0, 200_000.0
     x = _scale(x_low, x_high, LEFT, WIDTH - RIGHT, log=True)
     y = _scale(y_low, y_high, BOTTOM, TOP, log=True)
-    canvas = _Canvas(words["title"].format(device=record.device), words["desc"].format(
-        device=record.device, bw=bandwidth, fp=compute, ai=ridge, n=len(points), lo=f"{points[0][0]:g}", hi=f"{points[-1][0]:g}"), lang)
+    canvas = _Canvas(
+        words["title"].format(device=record.device),
+        words["desc"].format(
+            device=record.device,
+            bw=bandwidth,
+            fp=compute,
+            ai=ridge,
+            n=len(points),
+            lo=f"{points[0][0]:g}",
+            hi=f"{points[-1][0]:g}",
+        ),
+        lang,
+    )
     for exponent in range(-3, 9):  # x grid: powers of two
-        value = 2.0 ** exponent
+        value = 2.0**exponent
         canvas.line(x(value), TOP, x(value), BOTTOM, "#f6f8fa" if exponent % 2 else "#e3ecfa", 1)
         canvas.text(x(value), BOTTOM + 22, f"{value:g}", size=13)
     for exponent in range(2, 6):  # y grid: powers of ten
-        value = 10.0 ** exponent
+        value = 10.0**exponent
         canvas.line(LEFT, y(value), WIDTH - RIGHT, y(value), "#e3ecfa", 1)
         canvas.text(LEFT - 10, y(value) + 5, f"{value:,.0f}", size=13, anchor="end")
     canvas.frame(words["x"], words["y"])
     canvas.polyline([(x(x_low), y(bandwidth * x_low)), (x(ridge), y(compute))], MEMORY, 3)
     canvas.polyline([(x(ridge), y(compute)), (x(x_high), y(compute))], COMPUTE, 3)
     canvas.line(x(ridge), y(compute), x(ridge), BOTTOM, GRID, 1.2, "5 4")
-    canvas.text(x(0.5), y(bandwidth * 0.5) - 26, words["memory"].format(bw=bandwidth), colour=MEMORY, anchor="start",
-                extra=f' transform="rotate(-{math.degrees(math.atan((y(1) - y(2)) / (x(2) - x(1)))):.1f} {x(0.5):.1f} {y(bandwidth * 0.5) - 26:.1f})"')
+    canvas.text(
+        x(0.5),
+        y(bandwidth * 0.5) - 26,
+        words["memory"].format(bw=bandwidth),
+        colour=MEMORY,
+        anchor="start",
+        extra=f' transform="rotate(-{math.degrees(math.atan((y(1) - y(2)) / (x(2) - x(1)))):.1f} {x(0.5):.1f} {y(bandwidth * 0.5) - 26:.1f})"',
+    )
     canvas.text(x(x_high) - 4, y(compute) - 12, words["compute"].format(fp=compute), colour=COMPUTE, anchor="end")
     canvas.text(x(ridge) + 6, BOTTOM - 10, words["ridge"].format(ai=ridge), colour=MUTED, anchor="start")
     for intensity, gflops in points:
@@ -143,16 +191,24 @@ def draw_roofline(record: Record, lang: str) -> str:
 # -- wave quantization ------------------------------------------------------------------
 
 WAVE_WORDS = {
-    "en": {"title": "Wave quantization measured on an {device}", "x": "thread blocks in the grid",
-           "y": "kernel time (µs)", "wave": "{n} wave(s) = {blocks} blocks",
-           "desc": "Kernel time against grid size from a recorded run on an {device} with {sms} SMs and {per} blocks per SM, "
-                   "so one wave is {wave} blocks: the time stays flat within a wave and jumps by about one block's time "
-                   "each time the grid passes a multiple of {wave}, from {first:.0f} µs at one block to {last:.0f} µs at {blocks} blocks."},
-    "zh": {"title": "在 {device} 上实测的波次量化", "x": "网格中的线程块数", "y": "核函数耗时（µs）",
-           "wave": "{n} 个波次 = {blocks} 个线程块",
-           "desc": "根据 {device} 上一次记录的运行绘制的核函数耗时与网格大小的关系：{sms} 个 SM，每个 SM {per} 个线程块，"
-                   "一个波次是 {wave} 个线程块。在一个波次之内耗时不变，网格每越过 {wave} 的一个倍数，耗时就跳高约一个线程块的时间："
-                   "1 个线程块时 {first:.0f} µs，{blocks} 个线程块时 {last:.0f} µs。"},
+    "en": {
+        "title": "Wave quantization measured on an {device}",
+        "x": "thread blocks in the grid",
+        "y": "kernel time (µs)",
+        "wave": "{n} wave(s) = {blocks} blocks",
+        "desc": "Kernel time against grid size from a recorded run on an {device} with {sms} SMs and {per} blocks per SM, "
+        "so one wave is {wave} blocks: the time stays flat within a wave and jumps by about one block's time "
+        "each time the grid passes a multiple of {wave}, from {first:.0f} µs at one block to {last:.0f} µs at {blocks} blocks.",
+    },
+    "zh": {
+        "title": "在 {device} 上实测的波次量化",
+        "x": "网格中的线程块数",
+        "y": "核函数耗时（µs）",
+        "wave": "{n} 个波次 = {blocks} 个线程块",
+        "desc": "根据 {device} 上一次记录的运行绘制的核函数耗时与网格大小的关系：{sms} 个 SM，每个 SM {per} 个线程块，"
+        "一个波次是 {wave} 个线程块。在一个波次之内耗时不变，网格每越过 {wave} 的一个倍数，耗时就跳高约一个线程块的时间："
+        "1 个线程块时 {first:.0f} µs，{blocks} 个线程块时 {last:.0f} µs。",
+    },
 }
 
 
@@ -165,9 +221,19 @@ def draw_waves(record: Record, lang: str) -> str:
     y_high = math.ceil(max(p[1] for p in points) / 50) * 50 + 50
     x = _scale(0, x_high, LEFT, WIDTH - RIGHT, log=False)
     y = _scale(0, y_high, BOTTOM, TOP, log=False)
-    canvas = _Canvas(words["title"].format(device=record.device), words["desc"].format(
-        device=record.device, sms=int(sms), per=int(per_sm), wave=int(wave), first=points[0][1], last=points[-1][1],
-        blocks=int(points[-1][0])), lang)
+    canvas = _Canvas(
+        words["title"].format(device=record.device),
+        words["desc"].format(
+            device=record.device,
+            sms=int(sms),
+            per=int(per_sm),
+            wave=int(wave),
+            first=points[0][1],
+            last=points[-1][1],
+            blocks=int(points[-1][0]),
+        ),
+        lang,
+    )
     for value in range(0, int(y_high) + 1, 50):
         canvas.line(LEFT, y(value), WIDTH - RIGHT, y(value), "#e3ecfa", 1)
         canvas.text(LEFT - 10, y(value) + 5, f"{value}", size=13, anchor="end")

@@ -94,19 +94,30 @@ def preflight(examples: list[Example], machine: Machine) -> None:
     """Refuse, with the reason, a run this machine cannot make."""
     needs_nvcc = [e for e in examples if e.kind in ("cuda", "shell")]
     if needs_nvcc and machine.nvcc is None:
-        raise SetupError(f"nvcc not found (not on PATH, not in /usr/local/cuda/bin): {len(needs_nvcc)} selected example(s) "
-                         f"need the CUDA toolkit, e.g. {needs_nvcc[0].id}. Install it, or name examples that need no compiler.")
+        raise SetupError(
+            f"nvcc not found (not on PATH, not in /usr/local/cuda/bin): {len(needs_nvcc)} selected example(s) "
+            f"need the CUDA toolkit, e.g. {needs_nvcc[0].id}. Install it, or name examples that need no compiler."
+        )
     needs_gpu = [e for e in examples if e.needs_gpu]
     if needs_gpu and not machine.has_gpu:
-        raise SetupError(f"no NVIDIA GPU found (nvidia-smi is missing or lists no GPU): {len(needs_gpu)} selected example(s) "
-                         f"need one, e.g. {needs_gpu[0].id}. Run this on a CUDA machine, or name examples that need no GPU.")
+        raise SetupError(
+            f"no NVIDIA GPU found (nvidia-smi is missing or lists no GPU): {len(needs_gpu)} selected example(s) "
+            f"need one, e.g. {needs_gpu[0].id}. Run this on a CUDA machine, or name examples that need no GPU."
+        )
 
 
 def _run(command: list[str], cwd: Path, timeout: float, env: dict) -> tuple[str, int | None, str, str, float]:
     """Run in a new process group, so a timeout also ends the children (ncu, a shell pipeline)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
         status = "ok"
@@ -125,8 +136,15 @@ def _run(command: list[str], cwd: Path, timeout: float, env: dict) -> tuple[str,
 class ExampleRunner:
     """Builds and runs a list of examples in a scratch folder, recording each success in `runs`."""
 
-    def __init__(self, runs: Runs, machine: Machine, jobs: int | None = None, python: str | None = None,
-                 workdir: Path | None = None, progress=None):
+    def __init__(
+        self,
+        runs: Runs,
+        machine: Machine,
+        jobs: int | None = None,
+        python: str | None = None,
+        workdir: Path | None = None,
+        progress=None,
+    ):
         self.runs = runs
         self.machine = machine
         self.jobs = jobs or os.cpu_count() or 2
@@ -169,7 +187,9 @@ class ExampleRunner:
     def _build(self, programs: list[Example], scratch: Path) -> dict[str, Outcome]:
         """Write every source and compile the CUDA ones in parallel; returns the failures by id."""
         for example in programs:
-            (self._folder(scratch, example) / example.source_name).write_text(example.fence.code + "\n", encoding="utf-8")
+            (self._folder(scratch, example) / example.source_name).write_text(
+                example.fence.code + "\n", encoding="utf-8"
+            )
         cuda = [e for e in programs if e.kind == "cuda"]
 
         stubs = Path(self.machine.nvcc or "nvcc").resolve().parent.parent / "lib64" / "stubs"
@@ -178,7 +198,9 @@ class ExampleRunner:
             command = example.build_command()
             command[0] = self.machine.nvcc or command[0]
             if stubs.is_dir() and any(flag.startswith("-l") for flag in command):
-                command.append(f"-L{stubs}")  # link-time stand-ins for libcuda/libnvidia-ml; the driver's load at run time
+                command.append(
+                    f"-L{stubs}"
+                )  # link-time stand-ins for libcuda/libnvidia-ml; the driver's load at run time
             status, code, out, err, seconds = _run(command, self._folder(scratch, example), 600, self.env)
             if status == "ok" and code == 0:
                 return None
@@ -192,7 +214,9 @@ class ExampleRunner:
         if example.kind == "shell":
             broken = [o.example.name for o in build_failures.values() if o.example.page.rel == example.page.rel]
             if broken:
-                return Outcome(example, "build failed", 0.0, "", f"this page's program(s) {', '.join(broken)} did not build")
+                return Outcome(
+                    example, "build failed", 0.0, "", f"this page's program(s) {', '.join(broken)} did not build"
+                )
             status, code, out, err, seconds = self._shell(example, folder)
         else:
             status, code, out, err, seconds = _run(example.run_command(self.python), folder, example.timeout, self.env)
@@ -205,7 +229,9 @@ class ExampleRunner:
         outputs, errors, total, code = [], [], 0.0, 0
         for command in example.commands:
             remaining = max(example.timeout - total, 1.0)
-            status, code, out, err, seconds = _run(["bash", "-o", "pipefail", "-c", command], folder, remaining, self.env)
+            status, code, out, err, seconds = _run(
+                ["bash", "-o", "pipefail", "-c", command], folder, remaining, self.env
+            )
             total += seconds
             outputs.append((f"$ {command}\n" if len(example.commands) > 1 else "") + normalize_output(out))
             errors.append(err)
@@ -216,20 +242,30 @@ class ExampleRunner:
     def _record(self, outcome: Outcome) -> Record:
         machine = self.machine
         return Record(
-            hash=outcome.example.hash, command=outcome.example.describe(), device=machine.device,
-            compute_capability=machine.compute_capability, driver=machine.driver, cuda=machine.cuda,
+            hash=outcome.example.hash,
+            command=outcome.example.describe(),
+            device=machine.device,
+            compute_capability=machine.compute_capability,
+            driver=machine.driver,
+            cuda=machine.cuda,
             date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
-            seconds=round(outcome.seconds, 2), stdout=normalize_output(outcome.stdout))
+            seconds=round(outcome.seconds, 2),
+            stdout=normalize_output(outcome.stdout),
+        )
 
 
 def failure_report(outcome: Outcome, lines: int = 20) -> str:
     """A failed example as `page:line: error: …` and the end of what it printed."""
     example = outcome.example
-    detail = f"exit code {outcome.exit_code}, expected {example.exit_code}" if outcome.status == "failed" else outcome.status
+    detail = (
+        f"exit code {outcome.exit_code}, expected {example.exit_code}" if outcome.status == "failed" else outcome.status
+    )
     tail = normalize_output(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else "")).split("\n")[-lines:]
     body = "\n".join("    " + line for line in tail if line is not None)
-    return f"{example.location}: error: example {example.id} {outcome.status} ({detail}) after {outcome.seconds:.1f} s\n" \
-           f"    $ {example.describe()}\n{body}"
+    return (
+        f"{example.location}: error: example {example.id} {outcome.status} ({detail}) after {outcome.seconds:.1f} s\n"
+        f"    $ {example.describe()}\n{body}"
+    )
 
 
 def select(examples: list[Example], selectors: tuple[str, ...]) -> tuple[list[Example], list[str]]:
@@ -248,4 +284,3 @@ def select(examples: list[Example], selectors: tuple[str, ...]) -> tuple[list[Ex
             unmatched.append(selector)
         chosen.update((e.id, e) for e in hits)
     return [e for e in examples if e.id in chosen], unmatched
-

@@ -30,20 +30,30 @@ LEGACY_SCHEME = "themed-image://"
 
 # PALETTE.md: light colour -> dark partner. --make-dark applies exactly this mapping.
 DARK_PALETTE = {
-    "#dcefe9": "#12352e", "#1b7f6b": "#5fd3b8",   # compute
-    "#e3ecfa": "#16253f", "#2f5fb3": "#8fb4f5",   # memory
-    "#fbe9d7": "#3d2612", "#c0620c": "#f3a55c",   # scheduling and control
-    "#ece6f5": "#281f38", "#6a4c9c": "#b9a2e6",   # host
-    "#f6f8fa": "#22272e", "#8c959f": "#768390",   # neutral
-    "#1f2328": "#e6edf3", "#57606a": "#9da7b1",   # text, secondary text
-    "#ffffff": "#1e2129",                         # background
+    "#dcefe9": "#12352e",
+    "#1b7f6b": "#5fd3b8",  # compute
+    "#e3ecfa": "#16253f",
+    "#2f5fb3": "#8fb4f5",  # memory
+    "#fbe9d7": "#3d2612",
+    "#c0620c": "#f3a55c",  # scheduling and control
+    "#ece6f5": "#281f38",
+    "#6a4c9c": "#b9a2e6",  # host
+    "#f6f8fa": "#22272e",
+    "#8c959f": "#768390",  # neutral
+    "#1f2328": "#e6edf3",
+    "#57606a": "#9da7b1",  # text, secondary text
+    "#ffffff": "#1e2129",  # background
 }
 
-_MARKDOWN_IMAGE = re.compile(r"!\[(?P<alt>(?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?(?P<target>[^)\s>]*)>?(?P<title>\s+\"[^\"]*\")?\s*\)")
+_MARKDOWN_IMAGE = re.compile(
+    r"!\[(?P<alt>(?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?(?P<target>[^)\s>]*)>?(?P<title>\s+\"[^\"]*\")?\s*\)"
+)
 _REFERENCE_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\[(?P<label>[^\]]*)\]")
 _REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[(?P<label>[^\]]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?")
 _HTML_IMAGE = re.compile(r"<img\b[^>]*>", re.I)
-_HTML_ATTRIBUTE = re.compile(r"""\b(?P<name>src|alt)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>]+))""", re.I)
+_HTML_ATTRIBUTE = re.compile(
+    r"""\b(?P<name>src|alt)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>]+))""", re.I
+)
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
 
 
@@ -85,11 +95,26 @@ def find_images(page: Page) -> list[ImageRef]:
     for number, line in lines:
         definition = _REFERENCE_DEFINITION.match(line)
         if definition:
-            definitions[definition.group("label").lower()] = (number, definition.start("target"), definition.end("target"), definition.group("target"))
+            definitions[definition.group("label").lower()] = (
+                number,
+                definition.start("target"),
+                definition.end("target"),
+                definition.group("target"),
+            )
     found = []
     for number, line in lines:
         for match in _MARKDOWN_IMAGE.finditer(line):
-            found.append(ImageRef(page, number, "markdown", match.group("target"), match.group("alt"), match.start("target"), match.end("target")))
+            found.append(
+                ImageRef(
+                    page,
+                    number,
+                    "markdown",
+                    match.group("target"),
+                    match.group("alt"),
+                    match.start("target"),
+                    match.end("target"),
+                )
+            )
         for match in _REFERENCE_IMAGE.finditer(line):
             label = (match.group("label") or match.group("alt")).lower()
             if label in definitions:
@@ -98,8 +123,10 @@ def find_images(page: Page) -> list[ImageRef]:
             else:
                 found.append(ImageRef(page, number, "reference", "", match.group("alt"), match.start(), match.start()))
         for tag in _HTML_IMAGE.finditer(line):
-            attributes = {m.group("name").lower(): (m, next(g for g in ("dq", "sq", "bare") if m.group(g) is not None))
-                          for m in _HTML_ATTRIBUTE.finditer(tag.group(0))}
+            attributes = {
+                m.group("name").lower(): (m, next(g for g in ("dq", "sq", "bare") if m.group(g) is not None))
+                for m in _HTML_ATTRIBUTE.finditer(tag.group(0))
+            }
             src = attributes.get("src")
             alt = attributes.get("alt")
             target = src[0].group(src[1]) if src else ""
@@ -138,7 +165,9 @@ def check_images(glossary: Glossary) -> list[Problem]:
     problems: list[Problem] = []
     for svg in sorted(glossary.images_dir.rglob("*.svg")) if glossary.images_dir.is_dir() else []:
         display = svg.relative_to(glossary.root).as_posix()
-        problems.extend(Problem(display, line, "error", message) for line, message in cached_svg_problems(svg.read_bytes()))
+        problems.extend(
+            Problem(display, line, "error", message) for line, message in cached_svg_problems(svg.read_bytes())
+        )
     for lang, pages in glossary.pages.items():
         for page in pages.values():
             problems.extend(_check_page(glossary, page))
@@ -172,16 +201,30 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
             problems.append(page.problem(ref.line, "image has no target (an undefined reference?)"))
             continue
         if ref.target.startswith(LEGACY_SCHEME):
-            problems.append(page.problem(ref.line, f"legacy image link '{ref.target}': `gpu-glossary images --fix` turns it into a light/dark pair"))
+            problems.append(
+                page.problem(
+                    ref.line,
+                    f"legacy image link '{ref.target}': `gpu-glossary images --fix` turns it into a light/dark pair",
+                )
+            )
             continue
         if ref.is_remote:
-            problems.append(page.problem(ref.line, f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ (no hot-linking)"))
+            problems.append(
+                page.problem(
+                    ref.line,
+                    f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ (no hot-linking)",
+                )
+            )
             continue
         site_path = ref.resolved()
         file = image_file(glossary, site_path)
         if file is None or not file.is_file():
             fixable = _find_by_name(glossary, site_path)
-            hint = f": `gpu-glossary images --fix` points it at {relative_link(page.rel, fixable)}" if fixable else f" (looked for glossary/{site_path})"
+            hint = (
+                f": `gpu-glossary images --fix` points it at {relative_link(page.rel, fixable)}"
+                if fixable
+                else f" (looked for glossary/{site_path})"
+            )
             problems.append(page.problem(ref.line, f"image '{ref.target}' does not exist{hint}"))
             continue
         if ".dark." in file.name:
@@ -189,20 +232,33 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
         dark_site = posixpath.join(posixpath.dirname(site_path), variant(file.name, page.lang, dark=True))
         dark_file = image_file(glossary, dark_site)
         if ref.fragment != LIGHT[1:] or (dark_site, DARK[1:]) not in shown or not dark_file.is_file():
-            problems.append(page.problem(ref.line, f"image '{ref.target}' has no dark variant: show it with {LIGHT} next to "
-                                                   f"{relative_link(page.rel, dark_site)}{DARK} (`gpu-glossary images --make-dark` draws it)"))
+            problems.append(
+                page.problem(
+                    ref.line,
+                    f"image '{ref.target}' has no dark variant: show it with {LIGHT} next to "
+                    f"{relative_link(page.rel, dark_site)}{DARK} (`gpu-glossary images --make-dark` draws it)",
+                )
+            )
     return problems
 
 
 def _compare_with_english(page: Page, english: Page) -> list[Problem]:
     def normalised(refs: list[ImageRef]) -> list[tuple[str, str]]:
-        return sorted((base_name(posixpath.basename(urlsplit(r.target).path)) if not r.is_remote else r.target, r.fragment) for r in refs)
+        return sorted(
+            (base_name(posixpath.basename(urlsplit(r.target).path)) if not r.is_remote else r.target, r.fragment)
+            for r in refs
+        )
 
     ours, theirs = normalised(find_images(page)), normalised(find_images(english))
     if ours != theirs:
         missing = [name for name in theirs if name not in ours]
         extra = [name for name in ours if name not in theirs]
-        return [page.problem(1, f"images differ from {english.display_path}: missing {[m[0] for m in missing]}, extra {[e[0] for e in extra]}")]
+        return [
+            page.problem(
+                1,
+                f"images differ from {english.display_path}: missing {[m[0] for m in missing]}, extra {[e[0] for e in extra]}",
+            )
+        ]
     return []
 
 
@@ -234,19 +290,19 @@ def fix_text(glossary: Glossary, page: Page) -> tuple[str, list[Change]]:
         index = ref.line - 1
         line = lines[index]
         if ref.target.startswith(LEGACY_SCHEME) and ref.kind == "markdown":
-            name = ref.target[len(LEGACY_SCHEME):].lstrip("/")
+            name = ref.target[len(LEGACY_SCHEME) :].lstrip("/")
             light = relative_link(page.rel, f"{IMAGES}/{_local_variant(glossary, name, page.lang, dark=False)}")
             dark = relative_link(page.rel, f"{IMAGES}/{_local_variant(glossary, name, page.lang, dark=True)}")
             whole = re.compile(r"!\[[^\]]*\]\(\s*<?" + re.escape(ref.target) + r">?(?:\s+\"[^\"]*\")?\s*\)")
             match = whole.search(line)
             if match:
                 pair = f"![{ref.alt}]({light}{LIGHT}) ![{ref.alt}]({dark}{DARK})"
-                lines[index] = line[: match.start()] + pair + line[match.end():]
+                lines[index] = line[: match.start()] + pair + line[match.end() :]
                 changes.append(Change(page.display_path, ref.line, ref.target, f"{light}{LIGHT} + {dark}{DARK}"))
             continue
         new_target = _repaired_target(glossary, page, ref)
         if new_target and new_target != ref.target:
-            lines[index] = line[: ref.start] + new_target + line[ref.end:]
+            lines[index] = line[: ref.start] + new_target + line[ref.end :]
             changes.append(Change(page.display_path, ref.line, ref.target, new_target))
     return "\n".join(lines), changes
 

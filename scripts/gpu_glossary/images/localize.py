@@ -19,7 +19,13 @@ from gpu_glossary.images.links import IMAGES, Change, content_name, find_images,
 from gpu_glossary.page import Problem
 from gpu_glossary.images.svg_check import svg_problems
 
-EXTENSIONS = {"image/svg+xml": ".svg", "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+EXTENSIONS = {
+    "image/svg+xml": ".svg",
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+}
 
 
 class FetchError(Exception):
@@ -85,12 +91,13 @@ class Localizer:
                     except FetchError as error:
                         problems.append(page.problem(ref.line, f"cannot copy remote image '{ref.target}': {error}"))
                         continue
-                    local = relative_link(page.rel, f"{IMAGES}/{name}") + (f"#{parts.fragment}" if parts.fragment else "")
+                    local = relative_link(page.rel, f"{IMAGES}/{name}") + (
+                        f"#{parts.fragment}" if parts.fragment else ""
+                    )
                     line = lines[ref.line - 1]
-                    lines[ref.line - 1] = line[: ref.start] + local + line[ref.end:]
+                    lines[ref.line - 1] = line[: ref.start] + local + line[ref.end :]
                     page_changes.append(Change(page.display_path, ref.line, ref.target, local))
                 if page_changes:
                     write_text_atomic(page.path, "\n".join(lines))
                     changes.extend(page_changes)
         return changes, problems
-

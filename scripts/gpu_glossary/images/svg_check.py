@@ -47,8 +47,14 @@ def svg_problems(data: bytes) -> list[tuple[int, str]]:
                 problems.append((line(), f"<{tag}> refers to '{value}': a diagram may only refer to its own #ids"))
             elif _EXTERNAL_CSS.search(value):
                 problems.append((line(), f"{attribute}= on <{tag}> loads '{value}': a diagram may only use url(#id)"))
-            if tag in _ANIMATIONS and attribute == "attributeName" and (value.rsplit(":", 1)[-1] == "href" or value.lower().startswith("on")):
-                problems.append((line(), f"<{tag}> changes {value}: animating links or handlers is not allowed in a diagram"))
+            if (
+                tag in _ANIMATIONS
+                and attribute == "attributeName"
+                and (value.rsplit(":", 1)[-1] == "href" or value.lower().startswith("on"))
+            ):
+                problems.append(
+                    (line(), f"<{tag}> changes {value}: animating links or handlers is not allowed in a diagram")
+                )
 
     def end(name: str) -> None:
         if name.rsplit(" ", 1)[-1] == "style":
@@ -56,7 +62,9 @@ def svg_problems(data: bytes) -> list[tuple[int, str]]:
 
     def text(data: str) -> None:
         if style_depth[0] and _EXTERNAL_CSS.search(data):
-            problems.append((line(), "a <style> in a diagram loads from elsewhere (url() or @import): use url(#id) only"))
+            problems.append(
+                (line(), "a <style> in a diagram loads from elsewhere (url() or @import): use url(#id) only")
+            )
 
     def entity(name, *_):
         raise _Refused(f"the diagram declares the entity '{name}': DTDs and entities are not allowed")

@@ -65,8 +65,13 @@ def _run_mkdocs(args: list[str], cwd: str, env: dict[str, str], output: str) -> 
     cli.main(args=args, prog_name="mkdocs")  # click's standalone mode: always exits
 
 
-def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
-               site_url: str | None = None, languages: tuple[str, ...] = LANGUAGES) -> BuildResult:
+def build_site(
+    root: Path,
+    site_dir: Path | None = None,
+    parallel: bool = True,
+    site_url: str | None = None,
+    languages: tuple[str, ...] = LANGUAGES,
+) -> BuildResult:
     """Build `languages` (default: all) into `site_dir` (default `site/`); raise BuildError on failure.
 
     A language left out keeps its pages from the site already there (the live preview
@@ -97,8 +102,11 @@ def build_site(root: Path, site_dir: Path | None = None, parallel: bool = True,
     context = build_process_context()
     running = []
     for lang in languages:
-        process = context.Process(target=_run_mkdocs, name=f"mkdocs build {lang}", args=(
-            _mkdocs_args(root, lang, staging / lang), str(root), env, str(log_of(lang))))
+        process = context.Process(
+            target=_run_mkdocs,
+            name=f"mkdocs build {lang}",
+            args=(_mkdocs_args(root, lang, staging / lang), str(root), env, str(log_of(lang))),
+        )
         process.start()
         running.append((lang, process, time.perf_counter()))
         if not parallel:

@@ -33,13 +33,15 @@ def _inline_script_hashes(html: str) -> list[str]:
 def policy(html: str) -> str:
     """The policy for one page: our files, Material's inline scripts by hash, nothing else."""
     scripts = " ".join(["'self'", *_inline_script_hashes(html)])
-    return ("default-src 'self'; "
-            f"script-src {scripts}; "
-            "style-src 'self'; "
-            "img-src 'self' data:; "  # Material's icons are data: SVGs in its CSS
-            "object-src 'none'; "
-            "base-uri 'self'; "
-            "form-action 'self'")
+    return (
+        "default-src 'self'; "
+        f"script-src {scripts}; "
+        "style-src 'self'; "
+        "img-src 'self' data:; "  # Material's icons are data: SVGs in its CSS
+        "object-src 'none'; "
+        "base-uri 'self'; "
+        "form-action 'self'"
+    )
 
 
 def with_policy(html: str) -> str:
@@ -48,4 +50,4 @@ def with_policy(html: str) -> str:
     if start is None:
         raise ValueError("the page has no <head> to hold its Content-Security-Policy")
     meta = f'\n    <meta http-equiv="Content-Security-Policy" content="{policy(html)}">'
-    return html[: start.end()] + meta + html[start.end():]
+    return html[: start.end()] + meta + html[start.end() :]

@@ -46,7 +46,9 @@ def index_page(glossary: Glossary, lang: str) -> str:
         if page.abbreviation and page.abbreviation not in label:
             abbreviation = f"（{page.abbreviation}）" if wide else f" ({page.abbreviation})"
         colon = "：" if wide else ": "
-        out.append(f"- **[{escape_markdown(label)}]({page.rel})**{abbreviation}{colon}{escape_markdown(page.summary)}\n")
+        out.append(
+            f"- **[{escape_markdown(label)}]({page.rel})**{abbreviation}{colon}{escape_markdown(page.summary)}\n"
+        )
     return "".join(out)
 
 
@@ -57,7 +59,9 @@ def terminology_page(terminology: Terminology, lang: str) -> str:
     out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
     out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
     for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
-        out.append(f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid))} |\n")
+        out.append(
+            f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid))} |\n"
+        )
     out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")
     out.append(", ".join(f"`{name}`" for name in terminology.keep_english) + "\n")
     return "".join(out)

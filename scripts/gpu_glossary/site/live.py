@@ -65,7 +65,13 @@ def languages_for(root: Path, changed: set[Path]) -> tuple[str, ...]:
             continue
         if not parts or parts[0] == "site" or any(part.startswith(".") for part in parts):
             continue
-        if parts[:2] and parts[0] == "glossary" and len(parts) > 1 and parts[1] in LANGUAGES and parts[1] != SOURCE_LANG:
+        if (
+            parts[:2]
+            and parts[0] == "glossary"
+            and len(parts) > 1
+            and parts[1] in LANGUAGES
+            and parts[1] != SOURCE_LANG
+        ):
             touched.add(parts[1])
         elif parts[0] == "mkdocs.zh.yml":
             touched.add("zh")
@@ -118,9 +124,15 @@ class LivePreview:
 
         paths = [self.root / name for name in WATCHED if (self.root / name).exists()]
         # yield_on_timeout: the first (empty) batch arrives once the watcher is in place.
-        for changes in watchfiles.watch(*paths, stop_event=stop, debounce=300, step=50, rust_timeout=200,
-                                        yield_on_timeout=True,
-                                        watch_filter=lambda change, path: not Path(path).name.startswith(".")):
+        for changes in watchfiles.watch(
+            *paths,
+            stop_event=stop,
+            debounce=300,
+            step=50,
+            rust_timeout=200,
+            yield_on_timeout=True,
+            watch_filter=lambda change, path: not Path(path).name.startswith("."),
+        ):
             self.watching.set()
             languages = languages_for(self.root, {Path(path) for _, path in changes})
             if languages:

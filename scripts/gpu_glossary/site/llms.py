@@ -69,6 +69,7 @@ def twin_url(url: str) -> str:
 
 def markdown_twin(site_page: SitePage, pages_by_rel: dict[str, SitePage], site_url: str) -> str:
     """A page's Markdown with links pointing at the other pages' twins (absolute URLs)."""
+
     def rewrite(target: str, is_image: bool) -> str:
         resolved = _resolve(site_page.page, target)
         if resolved is None:
@@ -107,13 +108,16 @@ def llms_full(site_name: str, summary: str, pages: list[SitePage], site_url: str
             match = _HEADING.match(line) if number in ids else None
             if match:  # headings shift down one level and get file-wide ids
                 lines[offset] = f"#{match.group(1)}{match.group(2)} {{#{site_page.anchor}--{ids[number]}}}"
-        chunks.append(f"\n---\n\n<a id=\"{site_page.anchor}\"></a>\n\n## {site_page.title} {{#{site_page.anchor}}}\n\n"
-                      f"> {site_page.summary}\n\nSource: {site_url}{site_page.url}\n\n" + "\n".join(lines).strip() + "\n")
+        chunks.append(
+            f'\n---\n\n<a id="{site_page.anchor}"></a>\n\n## {site_page.title} {{#{site_page.anchor}}}\n\n'
+            f"> {site_page.summary}\n\nSource: {site_url}{site_page.url}\n\n" + "\n".join(lines).strip() + "\n"
+        )
     return "".join(chunks)
 
 
-def llms_txt(site_name: str, summary: str, pages: list[SitePage], site_url: str, full_text_label: str,
-             overview_label: str) -> str:
+def llms_txt(
+    site_name: str, summary: str, pages: list[SitePage], site_url: str, full_text_label: str, overview_label: str
+) -> str:
     """The llms.txt index: title, summary, then each section's pages with their summaries.
 
     Pages outside the sections (the home page, the generated index pages) come first, under
@@ -131,8 +135,9 @@ def llms_txt(site_name: str, summary: str, pages: list[SitePage], site_url: str,
     return "".join(out)
 
 
-def write_llms_files(site_dir: Path, site_name: str, site_url: str, home_summary: str, pages: list[SitePage],
-                     words: dict[str, str]) -> None:
+def write_llms_files(
+    site_dir: Path, site_name: str, site_url: str, home_summary: str, pages: list[SitePage], words: dict[str, str]
+) -> None:
     """Each page's Markdown twin beside its HTML, then llms.txt and llms-full.txt at the root."""
     home = next((p for p in pages if p.page.rel == "index.md"), None)
     if home is not None:
@@ -143,5 +148,6 @@ def write_llms_files(site_dir: Path, site_name: str, site_url: str, home_summary
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(markdown_twin(site_page, by_rel, site_url), encoding="utf-8")
     (site_dir / "llms.txt").write_text(
-        llms_txt(site_name, home_summary, pages, site_url, words["full_text"], words["overview"]), encoding="utf-8")
+        llms_txt(site_name, home_summary, pages, site_url, words["full_text"], words["overview"]), encoding="utf-8"
+    )
     (site_dir / "llms-full.txt").write_text(llms_full(site_name, home_summary, pages, site_url), encoding="utf-8")

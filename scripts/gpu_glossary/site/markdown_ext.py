@@ -99,7 +99,7 @@ class _GlossaryTreeprocessor(Treeprocessor):
             abbr = etree.Element("abbr", {"title": self.state.abbreviations[match.group(1)]})
             abbr.text = match.group(1)
             end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-            abbr.tail = text[match.end():end]
+            abbr.tail = text[match.end() : end]
             nodes.append(abbr)
         return [head, *nodes]
 

@@ -31,6 +31,7 @@ SAME_KIND_AGAIN = re.compile(r'(<span class="([\w-]+)">[^<]*)</span>(\s*)<span c
 
 def lighten_code_spans(html: str) -> str:
     """Fewer elements in code listings, the same text and colours (see above)."""
+
     def lighten(block: re.Match) -> str:
         code = NAME_SPAN.sub(r"\1", WHITESPACE_SPAN.sub(r"\1", block.group(0)))
         merged = 1
@@ -47,6 +48,8 @@ def patch_alternate_lookup(site_dir: Path) -> None:
         if PATCHED_ALTERNATE_SELECTOR in code:
             continue
         if MATERIAL_ALTERNATE_SELECTOR not in code:
-            raise PluginError(f"{bundle}: Material's language-selector code changed; "
-                              f"update MATERIAL_ALTERNATE_SELECTOR in {Path(__file__).name}")
+            raise PluginError(
+                f"{bundle}: Material's language-selector code changed; "
+                f"update MATERIAL_ALTERNATE_SELECTOR in {Path(__file__).name}"
+            )
         bundle.write_text(code.replace(MATERIAL_ALTERNATE_SELECTOR, PATCHED_ALTERNATE_SELECTOR), encoding="utf-8")

@@ -48,8 +48,9 @@ def _refuse(problems: list[Problem], what: str) -> None:
     for problem in problems:
         log.error(str(problem))
     if problems:
-        raise PluginError(f"{len(problems)} error(s) in the glossary {what} (listed above); "
-                          "`gpu-glossary check` shows them too")
+        raise PluginError(
+            f"{len(problems)} error(s) in the glossary {what} (listed above); `gpu-glossary check` shows them too"
+        )
 
 
 class GlossaryPluginConfig(Config):
@@ -81,8 +82,10 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
         # The sanitizer's verdict waits for on_page_content, which judges the HTML really built.
-        _refuse([p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
-                "pages")
+        _refuse(
+            [p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
+            "pages",
+        )
         self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
@@ -110,7 +113,10 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.nav_order = [page.file.src_uri for page in nav.pages]
         for item in nav.items:
             if getattr(item, "is_section", False):
-                index = next((c for c in item.children if getattr(c, "is_page", False) and c.file.src_uri.endswith("/index.md")), None)
+                index = next(
+                    (c for c in item.children if getattr(c, "is_page", False) and c.file.src_uri.endswith("/index.md")),
+                    None,
+                )
                 model = self.glossary.resolved_page(self.lang, index.file.src_uri) if index else None
                 if model and model.title:
                     item.title = model.title
@@ -151,8 +157,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             page.edit_url = edit_url(config, self.config.branch, SOURCE_LANG, rel)
         elif rel in self.extra.generated:
             page.edit_url = None
-        context["gg"] = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".",
-                                      page.url, page.meta.get("gg_status"))
+        context["gg"] = template_data(
+            config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
+        )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
         self.site_pages.append(page)
         return context
@@ -180,8 +187,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             model = self._source_page(page.file.src_uri)
             section = page.parent.title if page.parent else ""
             pages.append(SitePage(model, page.url, model.title or page.title or "", model.summary, section))
-        write_llms_files(site_dir, config.site_name, config.site_url or "", config.site_description or "", pages,
-                         strings(self.lang))
+        write_llms_files(
+            site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
+        )
         if self.jieba_dict:
             self.jieba_dict.unlink(missing_ok=True)
             self.jieba_dict = None

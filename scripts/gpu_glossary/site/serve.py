@@ -46,8 +46,13 @@ def accepts_gzip(accept_encoding: str | None) -> bool:
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
-                      ".txt": "text/plain; charset=utf-8", ".js": "text/javascript", ".json": "application/json"}
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".md": "text/markdown; charset=utf-8",
+        ".txt": "text/plain; charset=utf-8",
+        ".js": "text/javascript",
+        ".json": "application/json",
+    }
     # Keep-alive, as Pages and every CDN: a browser fetches a page's files over a few open
     # connections. HTTP/1.0 (the standard library's default) closes each after one response,
     # so every file cost a new connection and a new thread (and, under the test suite's load,

@@ -42,8 +42,14 @@ def with_bytecode_cache(env: jinja2.Environment) -> jinja2.Environment:
     folder = cache_dir()
     if folder is None:
         return env
-    key = fingerprint(["jinja2", "mkdocs", "mkdocs-material"], [sys.modules[__name__]], sys.version,
-                      *sorted(env.extensions), repr(getattr(env, "newstyle_gettext", None)), repr(env.autoescape))
+    key = fingerprint(
+        ["jinja2", "mkdocs", "mkdocs-material"],
+        [sys.modules[__name__]],
+        sys.version,
+        *sorted(env.extensions),
+        repr(getattr(env, "newstyle_gettext", None)),
+        repr(env.autoescape),
+    )
     directory = folder / "jinja" / key[:16]
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -18,13 +18,15 @@ def template_data(config, lang: str, root_site_url: str, base_url: str, url: str
     alternates = []
     for other in LANGUAGES:
         path = url_prefix(other) + (url or "")
-        alternates.append({
-            "lang": other,
-            "name": LANGUAGE_NAMES[other],
-            "href": posixpath.join(site_root, path) if path else site_root.rstrip("/") + "/",
-            "absolute": (root_site_url + path) if root_site_url else "",
-            "current": other == lang,
-        })
+        alternates.append(
+            {
+                "lang": other,
+                "name": LANGUAGE_NAMES[other],
+                "href": posixpath.join(site_root, path) if path else site_root.rstrip("/") + "/",
+                "absolute": (root_site_url + path) if root_site_url else "",
+                "current": other == lang,
+            }
+        )
     english = next(a for a in alternates if a["lang"] == SOURCE_LANG)
     return {
         "lang": lang,
@@ -42,8 +44,14 @@ def report_url(config, lang: str, page) -> str | None:
     if not config.repo_url:
         return None
     address = (config.site_url or "") + page.url
-    query = urlencode({"template": "page-error.yml", "title": f"[Page]: {page.title}",
-                       "page": address, "language": LANGUAGE_NAMES[lang]})
+    query = urlencode(
+        {
+            "template": "page-error.yml",
+            "title": f"[Page]: {page.title}",
+            "page": address,
+            "language": LANGUAGE_NAMES[lang],
+        }
+    )
     return urljoin(config.repo_url.rstrip("/") + "/", f"issues/new?{query}")
 
 

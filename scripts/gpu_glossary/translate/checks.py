@@ -26,9 +26,36 @@ _LATIN = re.compile(r"[A-Za-z]")
 TEXT_ATTRIBUTES = frozenset({"alt", "title", "data-gg-title", "data-gg-summary"})
 # Emphasis without attributes may come and go: Chinese typesetting avoids italics.
 EMPHASIS = frozenset({"em", "strong", "b", "i"})
-BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table",
-                        "thead", "tbody", "tr", "th", "td", "blockquote", "pre", "div", "details", "summary",
-                        "figure", "hr"})
+BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "blockquote",
+        "pre",
+        "div",
+        "details",
+        "summary",
+        "figure",
+        "hr",
+    }
+)
 _WRAPPER = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*(?:markdown|md|yaml)?[ \t]*\n(?P<inner>.*)\n\1[ \t]*\s*$", re.S)
 MIN_CHINESE_SHARE = 0.25
 
@@ -130,7 +157,9 @@ def markup_differences(source_html: str, translated_html: str) -> list[str]:
         translated_blocks = [e for e in translated if e[0] in BLOCK_TAGS]
         for index, (expected, got) in enumerate(zip(source_blocks, translated_blocks)):
             if expected != got:
-                problems.append(f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, is {_describe(got)}")
+                problems.append(
+                    f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, is {_describe(got)}"
+                )
                 break
     return [f"rendered HTML differs from the English page's beyond its text: {problem}" for problem in problems]
 
@@ -156,7 +185,9 @@ def structure_problems(source: Page, translation: Page, renderer: Renderer | Non
     source_code = [(f.lang, f.code) for f in source.fences()]
     translated_code = [(f.lang, f.code) for f in translation.fences()]
     if source_code != translated_code:
-        problems.append(f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, or their text changed)")
+        problems.append(
+            f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, or their text changed)"
+        )
     source_links = sorted(_link_key(l) for l in source.links())
     translated_links = sorted(_link_key(l) for l in translation.links())
     if source_links != translated_links:
@@ -175,6 +206,7 @@ def structure_problems(source: Page, translation: Page, renderer: Renderer | Non
         if not translation.meta.get(key):
             problems.append(f"front matter lacks a translated '{key}'")
     if not problems and chinese_share(translation) < MIN_CHINESE_SHARE:
-        problems.append(f"too little Chinese ({chinese_share(translation):.0%} of letters): the reply looks like English echoed back")
+        problems.append(
+            f"too little Chinese ({chinese_share(translation):.0%} of letters): the reply looks like English echoed back"
+        )
     return problems
-

@@ -19,8 +19,16 @@ from dataclasses import dataclass, field
 from gpu_glossary.page import SOURCE_HASH_KEY, Page, front_matter_block
 from gpu_glossary.translate.prompt import translate_request, update_request
 from gpu_glossary.translate.protect import PLACEHOLDER, ProtectedText
-from gpu_glossary.translate.sections import (SECTION_HASHES_KEY, TRANSLATED_KEYS, Part, balanced_groups, format_hashes,
-                       plan_sections, section_hashes, translatable_meta)
+from gpu_glossary.translate.sections import (
+    SECTION_HASHES_KEY,
+    TRANSLATED_KEYS,
+    Part,
+    balanced_groups,
+    format_hashes,
+    plan_sections,
+    section_hashes,
+    translatable_meta,
+)
 from gpu_glossary.translate.checks import clean_reply, parse_translation
 
 MODEL_KEY = "translation_model"
@@ -32,8 +40,9 @@ def chunk_size(total: int, concurrency: int, max_chars: int) -> int:
     return min(max_chars, max(MIN_CHUNK_CHARS, math.ceil(total / max(concurrency, 1))))
 
 
-def compose_page(english: Page, translated: dict, body: str, model: str, source_hash: str,
-                 hashes: list[list[str]] | None = None) -> str:
+def compose_page(
+    english: Page, translated: dict, body: str, model: str, source_hash: str, hashes: list[list[str]] | None = None
+) -> str:
     """The Chinese page: English front matter keys in order, translated values, hashes and model."""
     meta = {}
     for key, value in english.meta.items():
@@ -53,11 +62,11 @@ class Chunk:
 
     page: "PagePlan"
     parts: list[int]
-    english: str             # the parts' English text, exactly as on the page
-    document: str            # what is sent to be translated: front matter (first chunk) and placeholders
-    request: str             # the user message
+    english: str  # the parts' English text, exactly as on the page
+    document: str  # what is sent to be translated: front matter (first chunk) and placeholders
+    request: str  # the user message
     protected: ProtectedText
-    weight: int              # characters sent to be translated (the reply's length, and time, follow it)
+    weight: int  # characters sent to be translated (the reply's length, and time, follow it)
     reply: str | None = None  # the checked reply, placeholders still in
 
     def html(self, text: str, renderer) -> str:
@@ -77,7 +86,9 @@ class Chunk:
     def problems(self, reply: str, finish: str) -> list[str]:
         """What is wrong with a reply to this chunk, before it is put together with the others."""
         if finish != "stop":
-            return [f"the reply was cut off (finish_reason={finish or 'none'}); a smaller --max-chars splits pages further"]
+            return [
+                f"the reply was cut off (finish_reason={finish or 'none'}); a smaller --max-chars splits pages further"
+            ]
         text = clean_reply(reply, front_matter=self.first)
         if not text.strip():
             return ["the reply was empty"]
@@ -127,8 +138,10 @@ def _indented_like(english: str, body: str) -> str:
     indent = os.path.commonprefix([line[: len(line) - len(line.lstrip(" \t"))] for line in lines]) if lines else ""
     if not indent:
         return body
-    return "\n".join(line if not line.strip() or line.startswith(indent) else indent + line.lstrip(" \t")
-                     for line in body.split("\n"))
+    return "\n".join(
+        line if not line.strip() or line.startswith(indent) else indent + line.lstrip(" \t")
+        for line in body.split("\n")
+    )
 
 
 @dataclass

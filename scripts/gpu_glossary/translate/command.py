@@ -16,8 +16,19 @@ from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.glossary import SOURCE_LANG, load_glossary
 from gpu_glossary.translate.prompt import system_message
 from gpu_glossary.terminology import TerminologyError, load_terminology
-from gpu_glossary.translate.translator import (DEFAULT_CONCURRENCY, TARGET_LANG, FatalAPIError, Settings, cost, estimate_jobs, orphans,
-                         run_jobs, select_jobs, totals, unmatched_patterns)
+from gpu_glossary.translate.translator import (
+    DEFAULT_CONCURRENCY,
+    TARGET_LANG,
+    FatalAPIError,
+    Settings,
+    cost,
+    estimate_jobs,
+    orphans,
+    run_jobs,
+    select_jobs,
+    totals,
+    unmatched_patterns,
+)
 
 KEY_VARIABLE = "DEEPSEEK_API_KEY"
 
@@ -52,7 +63,9 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         return _prune(glossary, options.yes)
     unknown = unmatched_patterns(glossary, options.patterns)
     if unknown:
-        raise click.ClickException(f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})")
+        raise click.ClickException(
+            f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})"
+        )
     jobs = select_jobs(glossary, options.patterns, options.force)
     in_scope = len(select_jobs(glossary, options.patterns, force=True))
     if options.check:
@@ -64,9 +77,16 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         terminology = load_terminology(glossary.terminology_path)
     except TerminologyError as error:
         raise click.ClickException(str(error)) from None
-    settings = Settings(base_url=options.base_url, model=options.model, concurrency=options.concurrency,
-                        timeout=options.timeout, retries=options.retries, temperature=options.temperature,
-                        max_chars=options.max_chars, prices=options.prices)
+    settings = Settings(
+        base_url=options.base_url,
+        model=options.model,
+        concurrency=options.concurrency,
+        timeout=options.timeout,
+        retries=options.retries,
+        temperature=options.temperature,
+        max_chars=options.max_chars,
+        prices=options.prices,
+    )
     if options.dry_run:
         return _dry_run(jobs, in_scope, settings, terminology)
     if not jobs:
@@ -75,7 +95,9 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         return 0
     settings.api_key = os.environ.get(KEY_VARIABLE, "").strip()
     if not settings.api_key:
-        raise click.ClickException(f"{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=<your API key> (or use --dry-run)")
+        raise click.ClickException(
+            f"{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=<your API key> (or use --dry-run)"
+        )
 
     started = time.perf_counter()
     bar = tqdm(total=0, unit="chunk", desc="Translating", disable=None)
@@ -95,7 +117,9 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         raise click.ClickException(settings.scrub(str(error))) from None
     except KeyboardInterrupt:
         bar.close()
-        click.echo("Interrupted: every page is either as it was or completely translated; run again to continue.", err=True)
+        click.echo(
+            "Interrupted: every page is either as it was or completely translated; run again to continue.", err=True
+        )
         return 130
     bar.close()
     summary = totals(run.outcomes, in_scope - len(jobs), settings.prices, time.perf_counter() - started)
@@ -134,8 +158,10 @@ def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
         click.echo(f"{path:<{width}}  {reason:<8} {estimate_in:>8,} {estimate_out:>8,}")
     cached = max(len(jobs) - 1, 0) * (len(system) // 4)
     price = cost(tokens_in, min(cached, tokens_in), tokens_out, settings.prices)
-    click.echo(f"\n{len(jobs)} to translate, {in_scope - len(jobs)} unchanged; about {tokens_in:,} input tokens "
-               f"(~{min(cached, tokens_in):,} cached) and {tokens_out:,} output tokens, ~${price:.4f} with {settings.model}")
+    click.echo(
+        f"\n{len(jobs)} to translate, {in_scope - len(jobs)} unchanged; about {tokens_in:,} input tokens "
+        f"(~{min(cached, tokens_in):,} cached) and {tokens_out:,} output tokens, ~${price:.4f} with {settings.model}"
+    )
     return 0
 
 
@@ -149,8 +175,11 @@ def _print_summary(summary, run) -> None:
         ("failed", f"{summary.failed}"),
         ("parts", f"{sent} sections or blocks sent in {run.chunks} chunks, {kept} kept as they were"),
         ("requests", f"{summary.requests}"),
-        ("concurrency", f"{level['final']} at the end (ceiling {level['ceiling']}, lowest {level['lowest']}, "
-                        f"{level['backoffs']} back-offs)"),
+        (
+            "concurrency",
+            f"{level['final']} at the end (ceiling {level['ceiling']}, lowest {level['lowest']}, "
+            f"{level['backoffs']} back-offs)",
+        ),
         ("tokens in", f"{summary.tokens_in:,} ({summary.tokens_cached:,} cached)"),
         ("tokens out", f"{summary.tokens_out:,}"),
         ("cost (est.)", f"${summary.cost_usd:.4f}"),
@@ -177,15 +206,18 @@ def summary_markdown(report: dict) -> str:
     """A translation run's report as the body of its pull request."""
     totals, pages = report["totals"], report["pages"]
     lines = [
-        f"Translated with `{report['model']}` by `scripts/translate.py`.", "",
-        "| | |", "|---|---|",
+        f"Translated with `{report['model']}` by `scripts/translate.py`.",
+        "",
+        "| | |",
+        "|---|---|",
         f"| translated | {totals['translated']} |",
         f"| unchanged | {totals['unchanged']} |",
         f"| failed | {totals['failed']} |",
         f"| tokens in (cached) | {totals['tokens_in']:,} ({totals['tokens_cached']:,}) |",
         f"| tokens out | {totals['tokens_out']:,} |",
         f"| estimated cost | ${totals['cost_usd']:.4f} |",
-        f"| wall time | {totals['wall_seconds']:.0f} s |", "",
+        f"| wall time | {totals['wall_seconds']:.0f} s |",
+        "",
     ]
     translated = [p for p in pages if p["status"] == "translated"]
     if translated:
@@ -193,5 +225,7 @@ def summary_markdown(report: dict) -> str:
     failed = [p for p in pages if p["status"] != "translated"]
     if failed:
         lines += ["Failed (left as they were):", ""] + [f"- `{p['path']}`: {p['error']}" for p in failed] + [""]
-    lines.append("Review the Chinese text like any change; the checks already passed on structure, code, links and terminology.")
+    lines.append(
+        "Review the Chinese text like any change; the checks already passed on structure, code, links and terminology."
+    )
     return "\n".join(lines) + "\n"

@@ -27,8 +27,12 @@ Output rules:
 
 def system_message(terminology: Terminology) -> str:
     lines = [RULES, "", "Terminology (English → Chinese):"]
-    lines += [f"- {term.en} → {term.zh}" + (f" (never: {', '.join(term.avoid)})" if term.avoid else "")
-              + (f" — {term.note}" if term.note else "") for term in terminology.terms]
+    lines += [
+        f"- {term.en} → {term.zh}"
+        + (f" (never: {', '.join(term.avoid)})" if term.avoid else "")
+        + (f" — {term.note}" if term.note else "")
+        for term in terminology.terms
+    ]
     lines += ["", "Kept in English: " + ", ".join(terminology.keep_english)]
     return "\n".join(lines)
 
@@ -45,11 +49,15 @@ def update_request(document: str, previous: str, whole: bool = True) -> str:
         f"This English {what} changed after it was translated. Below are the new English text and the existing "
         "Chinese translation of its previous version. Produce the updated Chinese text: change only what the "
         "English change requires and keep every other Chinese sentence exactly as it is"
-        + ("." if whole else "; reply with this part only.") + "\n\n"
+        + ("." if whole else "; reply with this part only.")
+        + "\n\n"
         f"{NEW_MARKER}\n{document}\n\n{OLD_MARKER}\n{previous}"
     )
 
 
 def retry_note(problems: list[str]) -> str:
-    return ("Your previous reply was rejected: " + "; ".join(problems)
-            + ". Reply again with the complete translated page, following every output rule.")
+    return (
+        "Your previous reply was rejected: "
+        + "; ".join(problems)
+        + ". Reply again with the complete translated page, following every output rule."
+    )

@@ -65,7 +65,10 @@ class ProtectedText:
             if fence or _MATH_BLOCK.match(line):
                 end = self._block_end(lines, index, fence)
                 indent = fence.group(1) if fence else ""
-                out.append(indent + self.hold("code block" if fence else "math", "\n".join(lines[index:end + 1])[len(indent):]))
+                out.append(
+                    indent
+                    + self.hold("code block" if fence else "math", "\n".join(lines[index : end + 1])[len(indent) :])
+                )
                 index = end + 1
                 continue
             if _REFERENCE_DEFINITION.match(line):
@@ -87,7 +90,7 @@ class ProtectedText:
     def _protect_line(self, line: str) -> str:
         admonition = _ADMONITION.match(line)
         if admonition:
-            line = admonition.group(1) + self.hold("admonition marker", admonition.group(2)) + line[admonition.end():]
+            line = admonition.group(1) + self.hold("admonition marker", admonition.group(2)) + line[admonition.end() :]
         for kind, pattern in _INLINE_PATTERNS:
             line = _sub_outside_placeholders(line, pattern, lambda text, kind=kind: self.hold(kind, text))
         return line
@@ -116,6 +119,7 @@ class ProtectedText:
 
         With `short_code`, a code block comes back as its fence lines around one line of
         code: enough for what it renders to, its text being compared elsewhere."""
+
         def piece(match: re.Match) -> str:
             number = int(match.group(1))
             if number >= len(self.pieces):

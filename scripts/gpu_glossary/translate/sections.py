@@ -71,8 +71,10 @@ def section_hashes(page: Page) -> list[list[str]]:
     """A short hash of each block of an English page, by section; the first also covers the
     title, summary and aliases. Blank lines around a block do not count."""
     meta = front_matter_block(translatable_meta(page))
-    return [[_short_hash((meta if s == 0 and b == 0 else "") + block.strip()) for b, block in enumerate(blocks)]
-            for s, blocks in enumerate(split_blocks(page))]
+    return [
+        [_short_hash((meta if s == 0 and b == 0 else "") + block.strip()) for b, block in enumerate(blocks)]
+        for s, blocks in enumerate(split_blocks(page))
+    ]
 
 
 def format_hashes(hashes: list[list[str]]) -> str:
@@ -107,8 +109,14 @@ def _shape(block: str) -> tuple:
     marker = _MARKER.match(first.lstrip())
     heading_id = _HEADING_ID.search(first)
     code = sorted(m.group(0) for m in _INLINE_CODE.finditer(block))
-    return (first[:1] in " \t", marker.group(0) if marker else "", heading_id.group(1) if heading_id else "",
-            code, block.count("]("), block.count("```"))
+    return (
+        first[:1] in " \t",
+        marker.group(0) if marker else "",
+        heading_id.group(1) if heading_id else "",
+        code,
+        block.count("]("),
+        block.count("```"),
+    )
 
 
 @dataclass
@@ -116,7 +124,7 @@ class Part:
     """A piece of the new page (a section or a block): kept as its old Chinese, or English to translate."""
 
     english: str
-    kept: str | None = None       # the old Chinese, when the English is unchanged
+    kept: str | None = None  # the old Chinese, when the English is unchanged
     reference: str | None = None  # the old Chinese of changed English, to update from
 
     @property
@@ -137,8 +145,9 @@ def plan_sections(english: Page, previous: Page | None, whole: bool = False) -> 
     return _plan_by_headings(english, new, previous, old)
 
 
-def _plan_by_hashes(english: Page, new: list[list[str]], previous: Page, old: list[list[str]],
-                    recorded: list[list[str]]) -> list[Part]:
+def _plan_by_hashes(
+    english: Page, new: list[list[str]], previous: Page, old: list[list[str]], recorded: list[list[str]]
+) -> list[Part]:
     """Keep the unchanged sections; update each changed one from the old section it replaced."""
     hashes = section_hashes(english)
     new_ids, old_ids = _heading_ids(english), _heading_ids(previous)
@@ -148,8 +157,13 @@ def _plan_by_hashes(english: Page, new: list[list[str]], previous: Page, old: li
         if tag == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2)):
                 same = old_ids[i] == new_ids[j]  # a Chinese page restructured by hand is not trusted
-                parts.append(Part("".join(new[j]), kept="".join(old[i]) if same else None,
-                                  reference=None if same else "".join(old[i])))
+                parts.append(
+                    Part(
+                        "".join(new[j]),
+                        kept="".join(old[i]) if same else None,
+                        reference=None if same else "".join(old[i]),
+                    )
+                )
         elif tag == "replace" and i2 - i1 == j2 - j1:
             for i, j in zip(range(i1, i2), range(j1, j2)):
                 parts += _update_section(old[i], recorded[i], new[j], hashes[j])

@@ -142,8 +142,9 @@ def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]
 def make_client(settings: Settings) -> openai.AsyncOpenAI:
     # No retries inside the client: the translator retries itself, so that a 429 or 503
     # also lowers the concurrency level (limiter.py).
-    return openai.AsyncOpenAI(api_key=settings.api_key, base_url=settings.base_url,
-                              timeout=settings.timeout, max_retries=0)
+    return openai.AsyncOpenAI(
+        api_key=settings.api_key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
+    )
 
 
 class RequestFailed(Exception):
@@ -208,8 +209,10 @@ async def check_model(client: openai.AsyncOpenAI, settings: Settings) -> None:
         message, _ = describe_api_error(error, settings, settings.retries + 1)
         raise FatalAPIError(f"cannot list the models of {settings.base_url}: {message}") from None
     if settings.model not in models:
-        raise FatalAPIError(f"model '{settings.model}' does not exist at {settings.base_url}; "
-                            f"it offers: {', '.join(sorted(models)) or 'nothing'} (choose one with --model)")
+        raise FatalAPIError(
+            f"model '{settings.model}' does not exist at {settings.base_url}; "
+            f"it offers: {', '.join(sorted(models)) or 'nothing'} (choose one with --model)"
+        )
 
 
 class _PageFailed(Exception):
@@ -272,8 +275,12 @@ class Translator:
         while self.retries_whole:  # pages sent again whole (see _finish)
             batch, self.retries_whole = self.retries_whole, []
             await asyncio.gather(*batch)
-        level = {"ceiling": self.settings.concurrency, "final": self.limiter.allowed,
-                 "lowest": max(1, int(self.limiter.lowest)), "backoffs": self.limiter.backoffs}
+        level = {
+            "ceiling": self.settings.concurrency,
+            "final": self.limiter.allowed,
+            "lowest": max(1, int(self.limiter.lowest)),
+            "backoffs": self.limiter.backoffs,
+        }
         return Run([page.outcome for page in pages], self.chunks_total, level)
 
     def _report(self) -> None:
@@ -331,7 +338,9 @@ class Translator:
             reply, finish = await self._chat(messages, page, rank)
             problems = chunk.problems(reply, finish)
             if not problems:  # its rendered HTML must match the English chunk's but for text
-                problems = markup_differences(chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer))
+                problems = markup_differences(
+                    chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer)
+                )
             if not problems:
                 return reply
         raise ValueError("; ".join(problems))
@@ -348,8 +357,12 @@ class Translator:
                 attempts += 1
                 page.outcome.requests += 1
                 response = await self.client.chat.completions.create(
-                    model=self.settings.model, messages=messages, temperature=self.settings.temperature,
-                    stream=False, extra_body=extra)
+                    model=self.settings.model,
+                    messages=messages,
+                    temperature=self.settings.temperature,
+                    stream=False,
+                    extra_body=extra,
+                )
                 self.limiter.succeeded()
             except openai.APIError as error:
                 wait = retry_after_seconds(getattr(getattr(error, "response", None), "headers", None))
@@ -407,8 +420,9 @@ class Translator:
         self.pages_finished += 1
 
 
-async def run_jobs(jobs: list[Job], settings: Settings, terminology: Terminology, glossary: Glossary,
-                   progress: Progress | None = None) -> Run:
+async def run_jobs(
+    jobs: list[Job], settings: Settings, terminology: Terminology, glossary: Glossary, progress: Progress | None = None
+) -> Run:
     """Translate `jobs`; outcomes in input order."""
     client = make_client(settings)
     try:
@@ -445,8 +459,9 @@ def totals(outcomes: list[Outcome], unchanged: int, prices: dict, seconds: float
 
 
 def cost(tokens_in: int, tokens_cached: int, tokens_out: int, prices: dict) -> float:
-    return ((tokens_in - tokens_cached) * prices["input"] + tokens_cached * prices["cached"]
-            + tokens_out * prices["output"]) / 1e6
+    return (
+        (tokens_in - tokens_cached) * prices["input"] + tokens_cached * prices["cached"] + tokens_out * prices["output"]
+    ) / 1e6
 
 
 def estimate_jobs(jobs: list[Job], system: str, settings: Settings) -> list[tuple[int, int]]:
