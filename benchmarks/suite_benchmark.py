@@ -86,7 +86,7 @@ def main() -> None:
     rows, failed = [], []
     for number, name in enumerate(files, 1):
         # -n0: in one process, as a contributor runs one file; no pytest-xdist workers to start.
-        wall, cpu, run = measured(lambda: run_pytest(["-n0", f"tests/{name}"]))
+        wall, cpu, run = measured(lambda name=name: run_pytest(["-n0", f"tests/{name}"]))
         rows.append((name, wall, cpu, summary_line(run)))
         if run.returncode != 0:
             failed.append(name)

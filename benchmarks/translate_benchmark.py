@@ -34,13 +34,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests"))  # the OpenAI-compatible test server lives with the tests
 
 import openai  # noqa: E402
-
 from fake_openai import FakeOpenAI, count_tokens, fake_translate  # noqa: E402
+
 from gpu_glossary.glossary import load_glossary  # noqa: E402
+from gpu_glossary.terminology import load_terminology  # noqa: E402
 from gpu_glossary.translate.prompt import system_message, translate_request  # noqa: E402
 from gpu_glossary.translate.protect import ProtectedText  # noqa: E402
 from gpu_glossary.translate.sections import split_blocks  # noqa: E402
-from gpu_glossary.terminology import load_terminology  # noqa: E402
 from gpu_glossary.translate.translator import Settings, run_jobs, select_jobs  # noqa: E402
 
 NAIVE_SLEEP = 2.0

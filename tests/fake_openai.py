@@ -162,7 +162,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         # As gpu_glossary.site.serve.run_in_background, repeated: this file imports nothing from the package.
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

@@ -5,7 +5,6 @@ including a hovered link with its preview and the search dialog showing results.
 from __future__ import annotations
 
 import pytest
-
 from conftest import DRAW_EVERY_BLOCK, ROOT, SCHEMES, QuietNetwork, follow_system_scheme
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"

@@ -6,10 +6,9 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import ROOT, QuietNetwork
 
 from gpu_glossary.glossary import load_glossary
-
-from conftest import ROOT, QuietNetwork
 
 PHONE = {"width": 390, "height": 844}
 

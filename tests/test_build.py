@@ -6,10 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from gpu_glossary.glossary import load_glossary
-
-from conftest import ROOT
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

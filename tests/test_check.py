@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from gpu_glossary.check import github_annotation, run_check
-from gpu_glossary.page import with_front_matter, with_source_hash
 from gpu_glossary.glossary import load_glossary
+from gpu_glossary.page import with_front_matter, with_source_hash
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,8 +151,8 @@ def test_avoided_chinese_variant(project):
     lines = text.split("\n")
     body_line = next(
         i
-        for i, l in enumerate(lines)
-        if l and not l.startswith(("---", "title", "summary", "abbreviation", "aliases", "source_hash")) and i > 3
+        for i, row in enumerate(lines)
+        if row and not row.startswith(("---", "title", "summary", "abbreviation", "aliases", "source_hash")) and i > 3
     )
     lines[body_line] = lines[body_line] + "每个经线有 32 个线程。"
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -240,9 +240,10 @@ def test_with_source_hash_adds_or_replaces_only_that_key():
 
 
 def test_stamp_records_section_hashes_only_where_the_sections_line_up(project):
-    stamp = lambda: subprocess.run(
-        [sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH], cwd=project, capture_output=True, text=True
-    )
+    def stamp():
+        command = [sys.executable, "-m", "gpu_glossary.cli", "stamp", WARP_ZH]
+        return subprocess.run(command, cwd=project, capture_output=True, text=True)
+
     chinese = project / WARP_ZH
     original = chinese.read_text(encoding="utf-8")
     assert stamp().returncode == 0
@@ -250,8 +251,8 @@ def test_stamp_records_section_hashes_only_where_the_sections_line_up(project):
     recorded = recorded_hashes(glossary.page("zh", "device-software/warp.md"))
     assert recorded == section_hashes(glossary.page("en", "device-software/warp.md"))
     stamped = chinese.read_text(encoding="utf-8").split("\n")
-    assert [l for l in stamped if not l.startswith(("source_hash:", "section_hashes:"))] == [
-        l for l in original.split("\n") if not l.startswith("source_hash:")
+    assert [row for row in stamped if not row.startswith(("source_hash:", "section_hashes:"))] == [
+        row for row in original.split("\n") if not row.startswith("source_hash:")
     ]  # nothing else touched
     chinese.write_text(chinese.read_text(encoding="utf-8") + "\n## 多出的一节 {#extra}\n\n手写。\n", encoding="utf-8")
     assert stamp().returncode == 0  # a hand-made section the English page lacks: no section hashes

@@ -16,13 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from gpu_glossary.cache import cache_dir
-from gpu_glossary.examples.runner import find_nvcc
 from gpu_glossary.examples.model import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
+from gpu_glossary.examples.runner import find_nvcc
 from gpu_glossary.glossary import load_glossary
-
-from conftest import ROOT
 
 SKIP_MARKER = "nvcc: skip"
 COMPILED_CACHE = "nvcc-compiled"

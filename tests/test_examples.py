@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT
 
 from gpu_glossary.check import run_check
-from gpu_glossary.examples.runner import Machine, SetupError, preflight
 from gpu_glossary.examples.model import (
     RUNS_FILE,
     Record,
@@ -25,11 +25,10 @@ from gpu_glossary.examples.model import (
     save_runs,
     with_outputs,
 )
+from gpu_glossary.examples.runner import Machine, SetupError, preflight
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes
-
-from conftest import ROOT
 
 CLI = [sys.executable, "-m", "gpu_glossary.cli"]
 

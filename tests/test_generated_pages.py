@@ -1,10 +1,9 @@
 import markdown
-
-from gpu_glossary.site.generated_pages import index_page, terminology_page
-from gpu_glossary.glossary import load_glossary
-from gpu_glossary.terminology import load_terminology
-
 from conftest import ROOT
+
+from gpu_glossary.glossary import load_glossary
+from gpu_glossary.site.generated_pages import index_page, terminology_page
+from gpu_glossary.terminology import load_terminology
 
 
 def body(page_markdown: str) -> str:

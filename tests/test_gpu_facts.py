@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import yaml
+from conftest import ROOT
 
 from gpu_glossary.glossary import load_glossary
-
-from conftest import ROOT
 
 GPUS = yaml.safe_load((ROOT / "glossary" / "gpus.yml").read_text(encoding="utf-8"))["gpus"]
 NAMES = {"V100": r"\bV100", "A100": r"\bA100", "H100": r"\bH100(?! PCIe)", "H200": r"\bH200", "B200": r"\bB200"}

@@ -7,14 +7,12 @@ import json
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
+from conftest import small_project
 
 from gpu_glossary.site.live import LivePreview, languages_for
 from gpu_glossary.site.serve import serve_in_background
-
-from conftest import small_project
 
 DEADLINE = 120  # seconds a rebuild may take on a loaded 2-core machine
 

@@ -1,8 +1,8 @@
 import re
 from pathlib import Path
 
-from gpu_glossary.site.llms import SitePage, llms_full, llms_txt, markdown_twin
 from gpu_glossary.page import parse_page
+from gpu_glossary.site.llms import SitePage, llms_full, llms_txt, markdown_twin
 
 
 def make(rel: str, title: str, body: str) -> SitePage:

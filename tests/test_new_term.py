@@ -6,11 +6,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import NEW_TERM
 
 from gpu_glossary.check import run_check
-from gpu_glossary.new_term import NewTermError, create_term, insert_into_nav
-
-from conftest import NEW_TERM
+from gpu_glossary.new_term import NewTermError, insert_into_nav
 
 CLI = [sys.executable, "-m", "gpu_glossary.cli"]
 

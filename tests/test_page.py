@@ -38,7 +38,7 @@ def test_front_matter_and_body_lines():
 
 def test_links_images_outside_code_with_lines():
     links = parse(GOOD).links()
-    assert [(l.line, l.target, l.is_image) for l in links] == [
+    assert [(link.line, link.target, link.is_image) for link in links] == [
         (7, "../device-hardware/streaming-multiprocessor.md#how", False),
         (11, "../images/warp.svg", True),
     ]

@@ -7,15 +7,14 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, copy_project
+from test_check import add_page
 
-from gpu_glossary.site.build import BuildError, build_site
 from gpu_glossary.check import run_check
 from gpu_glossary.page import parse_page
 from gpu_glossary.render import Renderer, markdown_settings
 from gpu_glossary.sanitize import html_problems, removals, sanitize
-
-from conftest import ROOT, copy_project
-from test_check import add_page, page
+from gpu_glossary.site.build import BuildError, build_site
 
 # (Markdown body, line of the offence counted from the body's first line, what the error says)
 HOSTILE = {

@@ -16,14 +16,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT, copy_project, on_a_thread_of_its_own
+from fake_openai import FakeOpenAI, page_document
 
 from gpu_glossary.check import run_check
 from gpu_glossary.cli import main as cli_main
-from fake_openai import FakeOpenAI, page_document
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
-from gpu_glossary.translate.prompt import OLD_MARKER
 from gpu_glossary.render import Renderer
+from gpu_glossary.translate.checks import parse_translation, structure_problems
+from gpu_glossary.translate.prompt import OLD_MARKER
 from gpu_glossary.translate.sections import (
     SECTION_HASHES_KEY,
     recorded_hashes,
@@ -31,9 +33,6 @@ from gpu_glossary.translate.sections import (
     split_blocks,
     split_sections,
 )
-from gpu_glossary.translate.checks import parse_translation, structure_problems
-
-from conftest import ROOT, copy_project, on_a_thread_of_its_own
 
 KEY = "sk-test-SECRET-9f8e7d"
 SCRIPT = ROOT / "scripts" / "translate.py"
@@ -535,9 +534,10 @@ def test_a_one_sentence_edit_resends_only_its_paragraph_and_changes_only_its_lin
     after = load_glossary(project).page("zh", OCCUPANCY)
     assert_valid_translation(project, OCCUPANCY)
     new_blocks = split_blocks(after)
-    unchanged = lambda blocks: [
-        t for s, group in enumerate(blocks) for b, t in enumerate(group) if (s, b) != (section, block)
-    ]
+
+    def unchanged(blocks):
+        return [t for s, group in enumerate(blocks) for b, t in enumerate(group) if (s, b) != (section, block)]
+
     assert unchanged(new_blocks) == unchanged(old_blocks)  # byte for byte
     assert new_blocks[section][block] != old_blocks[section][block]
     start = (
@@ -568,8 +568,8 @@ def test_a_change_that_needs_no_translation_sends_nothing(project, server):
     assert len(server.chat_requests()) == first
     after = zh(project, WARP).read_text(encoding="utf-8")
     assert load_glossary(project).translation_status("zh", WARP) == "current"
-    assert [l for l in after.split("\n") if not l.startswith("source_hash:")] == [
-        l for l in before.split("\n") if not l.startswith("source_hash:")
+    assert [row for row in after.split("\n") if not row.startswith("source_hash:")] == [
+        row for row in before.split("\n") if not row.startswith("source_hash:")
     ]
 
 

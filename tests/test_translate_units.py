@@ -6,14 +6,23 @@ import email.utils
 from pathlib import Path
 
 import pytest
-
-from gpu_glossary.translate.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
+from conftest import ROOT, on_a_thread_of_its_own
 from fake_openai import fake_translate, page_document
+from test_sanitize import HOSTILE
+
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.page import front_matter_block, parse_page
-from gpu_glossary.translate.protect import ProtectedText
 from gpu_glossary.render import Renderer
+from gpu_glossary.translate.checks import (
+    chinese_share,
+    clean_reply,
+    markup_differences,
+    parse_translation,
+    structure_problems,
+)
+from gpu_glossary.translate.chunks import MIN_CHUNK_CHARS, chunk_size, compose_page, plan_page
+from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
+from gpu_glossary.translate.protect import ProtectedText
 from gpu_glossary.translate.sections import (
     SECTION_HASHES_KEY,
     balanced_groups,
@@ -24,16 +33,6 @@ from gpu_glossary.translate.sections import (
     split_blocks,
     split_sections,
 )
-from gpu_glossary.translate.checks import (
-    chinese_share,
-    clean_reply,
-    markup_differences,
-    parse_translation,
-    structure_problems,
-)
-
-from conftest import ROOT, on_a_thread_of_its_own
-from test_sanitize import HOSTILE
 
 SOURCE = """---
 title: Warp
@@ -423,7 +422,7 @@ def test_the_limiter_halves_once_per_burst_and_grows_back_slowly():
                 limiter.release()
         assert limiter.level == 16
         limiter.overloaded(limiter.epoch)
-        alone = await limiter.acquire()  # one request in flight where eight are allowed
+        await limiter.acquire()  # one request in flight where eight are allowed
         for _ in range(100):
             limiter.succeeded()
         assert limiter.level == 8  # a level nobody used does not grow
@@ -492,7 +491,7 @@ def test_retry_after_is_read_from_either_header(headers, seconds):
 
 
 def test_retry_after_as_a_date():
-    when = email.utils.format_datetime(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=30))
+    when = email.utils.format_datetime(datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30))
     assert 25 < retry_after_seconds({"retry-after": when}) <= 30
 
 

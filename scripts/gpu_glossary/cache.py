@@ -15,10 +15,10 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 
 def cache_dir() -> Path | None:

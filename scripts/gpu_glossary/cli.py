@@ -9,12 +9,12 @@ from pathlib import Path
 import click
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.site.build import BuildError, build_site
 from gpu_glossary.check import github_annotation, group_by_severity, run_check
 from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
-from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
+from gpu_glossary.site.build import BuildError, build_site
 from gpu_glossary.translate import defaults as translator_defaults
+from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 
 
 def _root() -> Path:
@@ -406,6 +406,7 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
     """
     from tqdm import tqdm
 
+    from gpu_glossary.examples.model import load_runs, write_outputs
     from gpu_glossary.examples.runner import (
         ExampleRunner,
         SetupError,
@@ -414,7 +415,6 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         preflight,
         select,
     )
-    from gpu_glossary.examples.model import load_runs, write_outputs
 
     root = _root()
     glossary, found = _english_examples(root)

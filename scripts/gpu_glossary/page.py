@@ -117,7 +117,11 @@ def with_front_matter(text: str, values: dict) -> str:
             head = existing.sub("", head, count=1)
             continue
         line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
-        head = existing.sub(lambda _: line, head, count=1) if existing.search(head) else head.rstrip("\n") + line
+        head = (
+            existing.sub(lambda _, line=line: line, head, count=1)
+            if existing.search(head)
+            else head.rstrip("\n") + line
+        )
     return head + sep + rest
 
 
@@ -253,7 +257,7 @@ class Page:
         result = []
         for first, last, opener in _fence_spans_in(self.body):
             indent = opener.group("indent")
-            code = "\n".join(l[len(indent) :] if l.startswith(indent) else l for l in lines[first + 1 : last])
+            code = "\n".join(row[len(indent) :] if row.startswith(indent) else row for row in lines[first + 1 : last])
             above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
             result.append(
                 Fence(

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import markdown
 
-from gpu_glossary.site.build import CONFIGS
 from gpu_glossary.glossary import SOURCE_LANG, read_mkdocs_config
+from gpu_glossary.site.build import CONFIGS
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 
 # MkDocs puts these in front of every site's markdown_extensions.
@@ -60,7 +60,7 @@ class Renderer:
         self.html = functools.lru_cache(maxsize=1024)(self._convert)
 
     @classmethod
-    def for_language(cls, root: Path, lang: str) -> "Renderer":
+    def for_language(cls, root: Path, lang: str) -> Renderer:
         """The renderer of one language's settings, shared by every caller with the same settings."""
         return shared_renderer(markdown_settings(root, lang))
 

@@ -210,13 +210,13 @@ def removals(html: str) -> list[Removal]:
     """What `sanitize(html)` takes away from `html`, in document order."""
     before, after = elements(html), elements(sanitize(html))
     if [e.tag for e in before] == [e.tag for e in after]:
-        pairs = zip(before, after)
+        pairs = zip(before, after, strict=True)
         return [r for b, a in pairs if b != a for r in _attribute_removals(b, a)]
     found: list[Removal] = []
     matcher = SequenceMatcher(a=[e.tag for e in before], b=[e.tag for e in after], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            for b, a in zip(before[i1:i2], after[j1:j2]):
+            for b, a in zip(before[i1:i2], after[j1:j2], strict=True):
                 found.extend(_attribute_removals(b, a))
         elif op in ("delete", "replace"):
             found.extend(Removal(element.tag) for element in before[i1:i2])

@@ -438,7 +438,7 @@ def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
 
 def _first_difference(shown: str, recorded: str) -> str:
     shown_lines, recorded_lines = normalize_output(shown).split("\n"), recorded.split("\n")
-    for number, (a, b) in enumerate(zip(shown_lines, recorded_lines), start=1):
+    for number, (a, b) in enumerate(zip(shown_lines, recorded_lines, strict=False), start=1):
         if a != b:
             return f"output line {number} is {a!r}, the run printed {b!r}"
     return f"the page shows {len(shown_lines)} line(s), the run printed {len(recorded_lines)}"
@@ -489,7 +489,7 @@ def write_outputs(glossary, runs: Runs) -> list[str]:
     }
     changed: list[str] = []
     new_english: dict[str, Page] = {}
-    for lang in (SOURCE_LANG, *[l for l in LANGUAGES if l != SOURCE_LANG]):
+    for lang in (SOURCE_LANG, *[other for other in LANGUAGES if other != SOURCE_LANG]):
         for rel, page in glossary.pages[lang].items():
             if page.problems:
                 continue

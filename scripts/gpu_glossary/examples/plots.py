@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Callable
 
 from gpu_glossary.examples.model import Record, Runs
 from gpu_glossary.images.links import make_dark_svg

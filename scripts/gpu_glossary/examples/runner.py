@@ -248,7 +248,7 @@ class ExampleRunner:
             compute_capability=machine.compute_capability,
             driver=machine.driver,
             cuda=machine.cuda,
-            date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+            date=datetime.datetime.now(datetime.UTC).date().isoformat(),
             seconds=round(outcome.seconds, 2),
             stdout=normalize_output(outcome.stdout),
         )

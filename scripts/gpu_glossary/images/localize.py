@@ -16,8 +16,8 @@ import httpx
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.glossary import Glossary
 from gpu_glossary.images.links import IMAGES, Change, content_name, find_images, relative_link
-from gpu_glossary.page import Problem
 from gpu_glossary.images.svg_check import svg_problems
+from gpu_glossary.page import Problem
 
 EXTENSIONS = {
     "image/svg+xml": ".svg",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
-from gpu_glossary.site.i18n import strings
 from gpu_glossary.page import front_matter_block
+from gpu_glossary.site.i18n import strings
 from gpu_glossary.terminology import Terminology
 
 

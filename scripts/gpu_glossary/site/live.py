@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_glossary.site.build import BuildError, build_site
 from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
+from gpu_glossary.site.build import BuildError, build_site
 
 WATCHED = ("glossary", "overrides", "mkdocs.yml", "mkdocs.zh.yml")
 

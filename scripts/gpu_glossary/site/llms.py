@@ -8,9 +8,9 @@ and each page's source beside its HTML with links to the other sources.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
 from gpu_glossary.page import Page, mask_inline_code, resolve_link

@@ -12,6 +12,7 @@ hook into (for example to add a script to HTML) before compression.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import io
@@ -81,10 +82,8 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         else:
             self.send_error(HTTPStatus.NOT_FOUND)
             return
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the page reloaded or closed while polling
             self.wfile.write(self.send_bytes(HTTPStatus.OK, body, content_type, cache=False).getvalue())
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the page reloaded or closed while its poll waited
 
     def send_bytes(self, code: int, body: bytes, content_type: str, cache: bool = True) -> io.BytesIO:
         """Send status and headers for `body`, gzipped when both sides allow; return what to write."""

@@ -13,6 +13,7 @@ damaged entry is compiled again and a failed write only costs speed.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import sys
 
@@ -31,10 +32,8 @@ class _ForgivingBytecodeCache(jinja2.FileSystemBytecodeCache):
             bucket.reset()  # damaged: what marshal and pickle raise on bad bytes varies
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
+        with contextlib.suppress(OSError):  # a read-only or full disk
             super().dump_bytecode(bucket)
-        except OSError:
-            pass  # a read-only or full disk
 
 
 def with_bytecode_cache(env: jinja2.Environment) -> jinja2.Environment:

@@ -155,7 +155,7 @@ def markup_differences(source_html: str, translated_html: str) -> list[str]:
     if not problems:  # same elements: then the blocks must come in the same order
         source_blocks = [e for e in source if e[0] in BLOCK_TAGS]
         translated_blocks = [e for e in translated if e[0] in BLOCK_TAGS]
-        for index, (expected, got) in enumerate(zip(source_blocks, translated_blocks)):
+        for index, (expected, got) in enumerate(zip(source_blocks, translated_blocks, strict=True)):
             if expected != got:
                 problems.append(
                     f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, is {_describe(got)}"
@@ -188,8 +188,8 @@ def structure_problems(source: Page, translation: Page, renderer: Renderer | Non
         problems.append(
             f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, or their text changed)"
         )
-    source_links = sorted(_link_key(l) for l in source.links())
-    translated_links = sorted(_link_key(l) for l in translation.links())
+    source_links = sorted(_link_key(link) for link in source.links())
+    translated_links = sorted(_link_key(link) for link in translation.links())
     if source_links != translated_links:
         lost = sorted(set(source_links) - set(translated_links))
         added = sorted(set(translated_links) - set(source_links))

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 
 from gpu_glossary.page import SOURCE_HASH_KEY, Page, front_matter_block
+from gpu_glossary.translate.checks import clean_reply, parse_translation
 from gpu_glossary.translate.prompt import translate_request, update_request
 from gpu_glossary.translate.protect import PLACEHOLDER, ProtectedText
 from gpu_glossary.translate.sections import (
@@ -29,7 +30,6 @@ from gpu_glossary.translate.sections import (
     section_hashes,
     translatable_meta,
 )
-from gpu_glossary.translate.checks import clean_reply, parse_translation
 
 MODEL_KEY = "translation_model"
 MIN_CHUNK_CHARS = 3000
@@ -60,7 +60,7 @@ def compose_page(
 class Chunk:
     """Consecutive parts (sections or blocks) of one page sent in one request."""
 
-    page: "PagePlan"
+    page: PagePlan
     parts: list[int]
     english: str  # the parts' English text, exactly as on the page
     document: str  # what is sent to be translated: front matter (first chunk) and placeholders
@@ -161,7 +161,7 @@ class PagePlan:
 
     @property
     def to_send(self) -> int:
-        return sum(w for part, w in zip(self.parts, self.weights) if part.to_translate)
+        return sum(w for part, w in zip(self.parts, self.weights, strict=True) if part.to_translate)
 
     @property
     def parts_kept(self) -> int:

@@ -14,8 +14,8 @@ from tqdm import tqdm
 
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.glossary import SOURCE_LANG, load_glossary
-from gpu_glossary.translate.prompt import system_message
 from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.translate.prompt import system_message
 from gpu_glossary.translate.translator import (
     DEFAULT_CONCURRENCY,
     TARGET_LANG,
@@ -149,7 +149,7 @@ def _prune(glossary, delete: bool) -> int:
 def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
     system = system_message(terminology)
     rows, tokens_in, tokens_out = [], 0, 0
-    for job, (estimate_in, estimate_out) in zip(jobs, estimate_jobs(jobs, system, settings)):
+    for job, (estimate_in, estimate_out) in zip(jobs, estimate_jobs(jobs, system, settings), strict=True):
         tokens_in, tokens_out = tokens_in + estimate_in, tokens_out + estimate_out
         rows.append((_zh_path(job.rel), job.reason, estimate_in, estimate_out))
     width = max([len(r[0]) for r in rows] + [4])

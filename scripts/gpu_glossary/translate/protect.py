@@ -46,11 +46,11 @@ class ProtectedText:
         return f"⟦P{len(self.pieces) - 1}⟧"
 
     @classmethod
-    def joined(cls, parts: list[tuple[str, "ProtectedText"]]) -> tuple[str, "ProtectedText"]:
+    def joined(cls, parts: list[tuple[str, ProtectedText]]) -> tuple[str, ProtectedText]:
         """Texts protected one by one, joined into one text whose placeholders are numbered afresh."""
         merged = cls()
 
-        def renumber(text: str, protected: "ProtectedText") -> str:
+        def renumber(text: str, protected: ProtectedText) -> str:
             return PLACEHOLDER.sub(lambda m: merged.hold(*_fields(protected.pieces[int(m.group(1))])), text)
 
         return "".join(renumber(text, protected) for text, protected in parts), merged

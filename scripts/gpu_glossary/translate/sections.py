@@ -54,7 +54,7 @@ def split_blocks(page: Page) -> list[list[str]]:
     lines = page.body.split("\n")
     sections, starts = _cuts(page)
     grouped: list[list[str]] = []
-    for a, b in zip(starts, starts[1:] + [len(lines)]):
+    for a, b in zip(starts, starts[1:] + [len(lines)], strict=True):
         block = "\n".join(lines[a:b]) + ("\n" if b < len(lines) else "")
         if a in sections:
             grouped.append([])
@@ -155,7 +155,7 @@ def _plan_by_hashes(
     matcher = SequenceMatcher(None, [tuple(g) for g in recorded], [tuple(g) for g in hashes], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 same = old_ids[i] == new_ids[j]  # a Chinese page restructured by hand is not trusted
                 parts.append(
                     Part(
@@ -165,7 +165,7 @@ def _plan_by_hashes(
                     )
                 )
         elif tag == "replace" and i2 - i1 == j2 - j1:
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 parts += _update_section(old[i], recorded[i], new[j], hashes[j])
         elif tag in ("replace", "insert"):
             reference = "".join("".join(blocks) for blocks in old[i1:i2]) or None
@@ -180,15 +180,20 @@ def _update_section(old: list[str], recorded: list[str], new: list[str], hashes:
     if len(old) != len(recorded):
         return whole
     opcodes = SequenceMatcher(None, recorded, hashes, autojunk=False).get_opcodes()
-    kept = [(i, j) for tag, i1, i2, j1, j2 in opcodes if tag == "equal" for i, j in zip(range(i1, i2), range(j1, j2))]
+    kept = [
+        (i, j)
+        for tag, i1, i2, j1, j2 in opcodes
+        if tag == "equal"
+        for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+    ]
     if not kept or any(_shape(old[i]) != _shape(new[j]) for i, j in kept):
         return whole
     parts: list[Part] = []
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
-            parts += [Part(new[j], kept=old[i]) for i, j in zip(range(i1, i2), range(j1, j2))]
+            parts += [Part(new[j], kept=old[i]) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)]
         elif tag == "replace" and i2 - i1 == j2 - j1:
-            parts += [Part(new[j], reference=old[i]) for i, j in zip(range(i1, i2), range(j1, j2))]
+            parts += [Part(new[j], reference=old[i]) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)]
         elif tag in ("replace", "insert"):
             parts += [Part(new[j], reference="".join(old[i1:i2]) or None) for j in range(j1, j2)]
     return parts
@@ -198,9 +203,9 @@ def _plan_by_headings(english: Page, new: list[list[str]], previous: Page, old: 
     """Send every section, each with the old Chinese section of the same heading id as reference."""
     new_ids, old_ids = _heading_ids(english), _heading_ids(previous)
     old_sections = ["".join(blocks) for blocks in old]
-    by_id = {heading_id: text for heading_id, text in zip(old_ids, old_sections) if heading_id}
+    by_id = {heading_id: text for heading_id, text in zip(old_ids, old_sections, strict=True) if heading_id}
     parts = []
-    for index, (blocks, heading_id) in enumerate(zip(new, new_ids)):
+    for index, (blocks, heading_id) in enumerate(zip(new, new_ids, strict=True)):
         if heading_id:
             reference = by_id.get(heading_id)
         elif (index == 0 or len(old) == len(new)) and index < len(old) and not old_ids[index]:

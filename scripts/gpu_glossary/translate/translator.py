@@ -14,23 +14,23 @@ import asyncio
 import fnmatch
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import openai
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.translate.chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.images.links import fix_text
-from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.page import Page, parse_page
-from gpu_glossary.translate.prompt import retry_note, system_message
 from gpu_glossary.render import Renderer
 from gpu_glossary.terminology import Terminology
 from gpu_glossary.translate.checks import markup_differences, parse_translation, structure_problems
+from gpu_glossary.translate.chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
 from gpu_glossary.translate.defaults import DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_PRICES
+from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
+from gpu_glossary.translate.prompt import retry_note, system_message
 
 TARGET_LANG = "zh"
 OVERLOADED = (429, 503)  # the server asks for fewer requests at once
@@ -262,7 +262,7 @@ class Translator:
         """Every chunk of every page in one pool, longest first; each page written when all its chunks passed."""
         self.progress = progress
         plans, self.chunk_size = plan_jobs(jobs, self.settings)
-        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs)]
+        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs, strict=True)]
         work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
         self.chunks_total = len(work)
         self._report()
