@@ -1,0 +1,92 @@
+"""Comments in a page's code blocks: find them, and compare two blocks with them removed.
+
+A Chinese page translates the comments of its code and nothing else, so "the same code" means
+the same tokens once comments are gone. Comments are found by Pygments' lexers (the ones that
+highlight the site), not by patterns: a `//` inside a string or a `#include` is code, and a
+lexer knows that where a regular expression guesses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Comment, Text, _TokenType
+from pygments.util import ClassNotFound
+
+# Preprocessor lines are Comment.Preproc in Pygments' C family: code, not comments.
+_NOT_COMMENTS = (Comment.Preproc, Comment.PreprocFile, Comment.Hashbang)
+# Languages whose comments may be translated; any other block (text output, PTX, SASS) is compared whole.
+COMMENTED_LANGUAGES = ("cuda", "cpp", "c", "c++", "python", "py", "bash", "sh", "shell", "console")
+
+
+@dataclass(frozen=True)
+class CodeComment:
+    """One comment of a block: the line it starts on (1-based, within the block) and its text."""
+
+    line: int
+    text: str
+
+
+def _is_comment(token: _TokenType) -> bool:
+    return token in Comment and not any(token in kind for kind in _NOT_COMMENTS)
+
+
+@cache
+def _lexer(lang: str) -> Lexer | None:
+    if lang.lower() not in COMMENTED_LANGUAGES:
+        return None
+    try:
+        # stripnl=False and ensurenl=False: the lexer must hand back exactly the text it was given.
+        return get_lexer_by_name(lang.lower(), stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def _tokens(code: str, lang: str) -> list[tuple[_TokenType, str]]:
+    lexer = _lexer(lang)
+    if lexer is None:
+        return [(Text, code)]  # not a commented language: one token of code
+    return list(lexer.get_tokens(code))
+
+
+def comments(code: str, lang: str) -> list[CodeComment]:
+    """Every comment of a block, in order, without a trailing newline."""
+    found: list[CodeComment] = []
+    line = 1
+    for token, value in _tokens(code, lang):
+        if _is_comment(token):
+            found.append(CodeComment(line, value.rstrip("\n")))
+        line += value.count("\n")
+    return found
+
+
+def without_comments(code: str, lang: str) -> str:
+    """The block with its comments removed: a line that held only a comment goes, trailing
+    spaces go, everything else stays byte for byte."""
+    pieces: list[str] = []
+    commented_lines: set[int] = set()
+    line = 0
+    for token, value in _tokens(code, lang):
+        if _is_comment(token):
+            commented_lines.update(range(line, line + value.count("\n") + 1))
+            pieces.append("\n" * value.count("\n"))
+        else:
+            pieces.append(value)
+        line += value.count("\n")
+    lines = "".join(pieces).split("\n")
+    kept = [text.rstrip() for number, text in enumerate(lines) if text.strip() or number not in commented_lines]
+    return "\n".join(kept)
+
+
+def first_code_difference(expected: str, got: str, lang: str) -> str | None:
+    """None when two blocks are the same code once comments are removed; else where they differ."""
+    a, b = without_comments(expected, lang).split("\n"), without_comments(got, lang).split("\n")
+    for number, (left, right) in enumerate(zip(a, b, strict=False), start=1):
+        if left != right:
+            return f"code line {number} (comments removed) is {right!r}, expected {left!r}"
+    if len(a) != len(b):
+        return f"{len(b)} line(s) of code once comments are removed, expected {len(a)}"
+    return None

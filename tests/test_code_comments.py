@@ -1,0 +1,55 @@
+"""Comments in code blocks: found by the lexer, and removed for "same code" comparisons."""
+
+from gpu_glossary.code_comments import comments, first_code_difference, without_comments
+
+CUDA = """#include <cstdio>
+// launch one block
+__global__ void k(int *x) { x[0] = 1; }  // trailing
+/* a comment
+   over two lines */
+int main() { printf("// not a comment\\n"); return 0; }"""
+
+CUDA_ZH = """#include <cstdio>
+// 启动一个线程块
+__global__ void k(int *x) { x[0] = 1; }  // 行尾注释
+/* 一行写完的注释 */
+int main() { printf("// not a comment\\n"); return 0; }"""
+
+
+def test_comments_are_found_by_the_lexer_not_by_pattern():
+    found = comments(CUDA, "cuda")
+    assert [(c.line, c.text) for c in found] == [
+        (2, "// launch one block"),
+        (3, "// trailing"),
+        (4, "/* a comment\n   over two lines */"),
+    ]  # the #include and the "//" inside a string are code
+
+
+def test_translated_comments_leave_the_same_code():
+    assert without_comments(CUDA, "cuda") == without_comments(CUDA_ZH, "cuda")
+    assert first_code_difference(CUDA, CUDA_ZH, "cuda") is None
+
+
+def test_a_changed_token_is_a_difference_even_beside_a_comment():
+    changed = CUDA_ZH.replace("x[0] = 1;", "x[1] = 1;")
+    assert first_code_difference(CUDA, changed, "cuda") == (
+        "code line 2 (comments removed) is '__global__ void k(int *x) { x[1] = 1; }', "
+        "expected '__global__ void k(int *x) { x[0] = 1; }'"
+    )
+    string_changed = CUDA_ZH.replace('"// not a comment', '"// 不是注释')
+    assert first_code_difference(CUDA, string_changed, "cuda") is not None  # strings are code
+
+
+def test_python_and_console_comments():
+    python = 'import torch  # the GPU\n# sizes\nn = "# not a comment"\n'
+    assert [c.text for c in comments(python, "python")] == ["# the GPU", "# sizes"]
+    assert without_comments(python, "python") == 'import torch\nn = "# not a comment"\n'
+    console = "$ nvcc -o x x.cu  # build it\n$ ./x"
+    assert first_code_difference(console, "$ nvcc -o x x.cu  # 编译\n$ ./x", "console") is None
+    assert first_code_difference(console, "$ nvcc -o y x.cu  # 编译\n$ ./x", "console") is not None
+
+
+def test_blocks_without_comments_are_compared_whole():
+    assert comments("mov.u32 %r1, 1; // x", "ptx") == []
+    assert first_code_difference("a\nb", "a\nc", "text") == "code line 2 (comments removed) is 'c', expected 'b'"
+    assert first_code_difference("a\nb", "a\nb\nc", "text") == "3 line(s) of code once comments are removed, expected 2"
