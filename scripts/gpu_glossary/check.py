@@ -20,6 +20,7 @@ from gpu_glossary.render import markdown_settings, shared_renderer
 from gpu_glossary.sanitize import html_problems, is_plain_text
 from gpu_glossary.site import markdown_ext
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
+from gpu_glossary.zh_style import style_problems
 
 PLAIN_TEXT_KEYS = ("title", "summary", "abbreviation", "aliases")  # the theme prints them unescaped
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -142,6 +143,8 @@ def _check_page(glossary: Glossary, page: Page, terminology: Terminology | None)
     problems.extend(_check_front_matter_text(page))
     problems.extend(_check_links(glossary, page))
     problems.extend(_check_body(page, terminology))
+    if page.lang == "zh":
+        problems.extend(style_problems(page))
     return problems
 
 

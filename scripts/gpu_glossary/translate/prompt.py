@@ -19,8 +19,8 @@ Output rules:
 - Placeholders such as ⟦P12⟧ stand for code, links, URLs, HTML and heading ids. Copy every placeholder exactly once, unchanged, in the position where it belongs in the Chinese sentence. Never add, drop, repeat or alter a placeholder.
 - Keep the Markdown structure: the same headings (same levels, same order), lists, tables (same rows and columns), emphasis and paragraphs.
 - Translate the front matter values of title, summary and aliases; keep the keys in English.
-- Write natural Chinese technical prose, not word-for-word English. Full-width punctuation in Chinese sentences (，。：；（）“”). Put a space between Chinese characters and Latin letters or digits (每个 SM 有 4 个线程束调度器).
-- Use the terminology below for every term. On a term's first mention in the body write 中文术语（English term）. Terms listed as kept in English stay in English. Keep code identifiers, API names, command names and units in English.
+- Write natural Chinese technical prose, not word-for-word English. Full-width punctuation in Chinese sentences (，。：；（）“”). Put a space between Chinese characters and Latin letters or digits (每个 SM 有 4 个线程束调度器). Never nest full-width parentheses: separate an inner remark with '，'. A bold run that ends in punctuation is followed by a space (**常见误区。** 正文). In a list of sources keep English titles as they are, ASCII colon included, and put paper titles in “…”.
+- Use the terminology below for every term. On a term's first mention in the body write 中文术语（English term）; after a link the gloss follows it: [线程束](…)（warp）, never [线程束（warp）](…). Terms listed as kept in English stay in English. Keep code identifiers, API names, command names and units in English.
 - A CUDA kernel (a __global__ function) is 核函数; 内核 only means an operating-system kernel.
 - Do not add or remove content, facts or numbers."""
 
