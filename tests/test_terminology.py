@@ -48,3 +48,23 @@ def test_duplicate_and_malformed_terms_name_the_line(tmp_path):
         load_terminology(write(tmp_path, "terms:\n  - {en: warp}\n"))
     with pytest.raises(TerminologyError, match="not valid YAML"):
         load_terminology(write(tmp_path, "terms: [\n"))
+
+
+def test_an_avoided_variant_may_name_its_own_replacement(tmp_path):
+    path = write(
+        tmp_path,
+        "terms:\n"
+        "  - {en: driver, zh: 驱动程序, avoid: {驱动程序版本: 驱动版本}}\n"
+        "  - {en: dispatch unit, zh: 分发单元, avoid: [分派单元]}\n",
+    )
+    driver, dispatch = load_terminology(path).terms
+    assert driver.avoid == ("驱动程序版本",) and driver.replacement("驱动程序版本") == "驱动版本"
+    assert dispatch.replacement("分派单元") == "分发单元"  # a list's variants are replaced by the rendering
+    with pytest.raises(TerminologyError, match=r":2: 'avoid' must be a list of text, or a mapping of text to text"):
+        load_terminology(write(tmp_path, "terms:\n  - {en: driver, zh: 驱动程序, avoid: {驱动程序版本: [驱动版本]}}\n"))
+
+
+def test_the_project_writes_driver_compounds_with_qu_dong():
+    terms = {t.en: t for t in load_terminology(ROOT / "glossary/terminology.yml").terms}
+    assert terms["driver"].replacement("驱动程序版本") == "驱动版本"
+    assert terms["driver"].replacement("驱动程序分支") == "驱动分支"

@@ -119,7 +119,9 @@ def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
             if variant in line:
                 problems.append(
                     page.problem(
-                        number, f"'{variant}' is a variant the terminology file avoids: write '{term.zh}' ({term.en})"
+                        number,
+                        f"'{variant}' is a variant the terminology file avoids: "
+                        f"write '{term.replacement(variant)}' ({term.en})",
                     )
                 )
     return problems

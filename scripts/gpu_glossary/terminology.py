@@ -28,6 +28,12 @@ class Term:
     avoid: tuple[str, ...] = ()
     note: str = ""
     line: int = 0
+    # (variant, what to write instead) where that is not `zh`: 驱动程序版本 → 驱动版本
+    instead: tuple[tuple[str, str], ...] = ()
+
+    def replacement(self, variant: str) -> str:
+        """What a page writes in place of an avoided variant."""
+        return dict(self.instead).get(variant, self.zh)
 
 
 @dataclass
@@ -71,13 +77,16 @@ def load_terminology(path: Path) -> Terminology:
         if not isinstance(entry, dict) or not isinstance(entry.get("en"), str) or not isinstance(entry.get("zh"), str):
             raise TerminologyError(f"{path}:{line}: each term needs 'en' and 'zh' text")
         avoid = entry.get("avoid") or []
-        if not isinstance(avoid, list) or not all(isinstance(v, str) for v in avoid):
-            raise TerminologyError(f"{path}:{line}: 'avoid' must be a list of text")
+        # a list of variants (write `zh` instead), or a mapping of variant -> what to write instead
+        instead = dict(avoid) if isinstance(avoid, dict) else {}
+        if not isinstance(avoid, list | dict) or not all(isinstance(t, str) for t in [*avoid, *instead.values()]):
+            raise TerminologyError(f"{path}:{line}: 'avoid' must be a list of text, or a mapping of text to text")
         key = entry["en"].lower()
         if key in seen:
             raise TerminologyError(f"{path}:{line}: '{entry['en']}' is listed twice (first on line {seen[key]})")
         seen[key] = line
-        result.terms.append(Term(entry["en"], entry["zh"], tuple(avoid), str(entry.get("note") or ""), line))
+        note = str(entry.get("note") or "")
+        result.terms.append(Term(entry["en"], entry["zh"], tuple(avoid), note, line, tuple(instead.items())))
     for variant, term in result.avoided().items():
         for other in result.terms:
             if variant in other.zh:
