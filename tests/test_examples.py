@@ -155,6 +155,17 @@ def test_the_hash_follows_the_code_and_a_console_block_follows_its_page_programs
     assert hashes(CUDA_MAIN) == first
 
 
+def test_the_hash_ignores_what_comments_say_but_not_where_lines_are():
+    def hashed(program: str) -> str:
+        return page_examples(make_page(fence("cuda", program)))[0][0].hash
+
+    commented = '#include <cstdio>\n// say hello\nint main() { printf("hi\\n"); return 0; }  // exit 0'
+    translated = '#include <cstdio>\n// 打个招呼\nint main() { printf("hi\\n"); return 0; }  // 退出码 0'
+    assert hashed(translated) == hashed(commented), "a translated comment keeps the recorded run"
+    assert hashed(commented.replace("// say hello\n", "")) != hashed(commented), "line numbers the program sees moved"
+    assert hashed(translated.replace('"hi', '"ho')) != hashed(commented), "a string is code, even beside a comment"
+
+
 # -- the recorded-runs file -----------------------------------------------------------
 
 
@@ -294,6 +305,19 @@ def test_a_chinese_page_is_held_to_the_same_record(project):
     zh.write_text(zh.read_text(encoding="utf-8").replace("```text\nhello", "```text\n你好"), encoding="utf-8")
     assert any(
         p.startswith("glossary/zh/perf/demo-example.md:12: error: output differs") for p in demo_problems(project)
+    )
+
+
+def test_a_chinese_page_with_translated_comments_keeps_the_record(project):
+    program = "# greet twice\nprint('hello')  # first\nprint('world')"
+    add_demo(project, fence("python", program, "example: name=hello") + "\n```text\nhello\nworld\n```\n", ("en", "zh"))
+    record_for(project, "hello\nworld")
+    zh = project / DEMO_PAGE.format(lang="zh")
+    zh.write_text(zh.read_text(encoding="utf-8").replace("# greet twice", "# 打两次招呼"), encoding="utf-8")
+    assert [p for p in demo_problems(project) if "zh" in p] == []
+    zh.write_text(zh.read_text(encoding="utf-8").replace("print('world')", "print('world!')"), encoding="utf-8")
+    assert any(
+        p.startswith("glossary/zh/perf/demo-example.md:7: warning: example changed") for p in demo_problems(project)
     )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.code_comments import blank_comments
 from gpu_glossary.fast_yaml import compose_and_load
 from gpu_glossary.page import SOURCE_HASH_KEY, Fence, Page, Problem, parse_page, source_hash, with_front_matter
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, section_hashes
@@ -284,8 +285,10 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
         )
         # A console session runs the page's programs, so their code is part of what it ran.
         depends = [p.hash for p in programs] if kind == "shell" else []
+        # What the comments say is not part of the program: a translated comment keeps its record.
+        code = blank_comments(fence.code, fence.lang)
         digest = _digest(
-            kind, fence.code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
+            kind, code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
         )
         example = Example(**{**example.__dict__, "hash": digest})
         examples.append(example)
