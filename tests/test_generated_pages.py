@@ -34,4 +34,5 @@ def test_terminology_page_has_a_row_per_term():
     terminology = load_terminology(ROOT / "glossary/terminology.yml")
     text = terminology_page(terminology, "zh")
     assert "| warp | 线程束 | 经线、翘曲、线程包 |" in text
+    assert "| driver | 驱动程序 | 驱动程序版本 → 驱动版本、驱动程序分支 → 驱动分支 |" in text
     assert text.count("\n| ") == len(terminology.terms) + 1

@@ -35,6 +35,10 @@ class Term:
         """What a page writes in place of an avoided variant."""
         return dict(self.instead).get(variant, self.zh)
 
+    def avoid_labels(self) -> list[str]:
+        """Each avoided variant, with what to write instead where that is not `zh`: 驱动程序版本 → 驱动版本."""
+        return [v if self.replacement(v) == self.zh else f"{v} → {self.replacement(v)}" for v in self.avoid]
+
 
 @dataclass
 class Terminology:

@@ -59,9 +59,8 @@ def terminology_page(terminology: Terminology, lang: str) -> str:
     out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
     out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
     for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
-        out.append(
-            f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid))} |\n"
-        )
+        avoid = escape_markdown("、".join(term.avoid_labels()))
+        out.append(f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {avoid} |\n")
     out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")
     out.append(", ".join(f"`{name}`" for name in terminology.keep_english) + "\n")
     return "".join(out)

@@ -7,7 +7,7 @@ it once; only the user message varies.
 
 from __future__ import annotations
 
-from gpu_glossary.terminology import Term, Terminology
+from gpu_glossary.terminology import Terminology
 
 NEW_MARKER = "=== New English text ==="
 OLD_MARKER = "=== Existing Chinese translation ==="
@@ -25,16 +25,11 @@ Output rules:
 - Do not add or remove content, facts or numbers."""
 
 
-def _never(term: Term, variant: str) -> str:
-    written = term.replacement(variant)
-    return variant if written == term.zh else f"{variant} → {written}"
-
-
 def system_message(terminology: Terminology) -> str:
     lines = [RULES, "", "Terminology (English → Chinese):"]
     lines += [
         f"- {term.en} → {term.zh}"
-        + (f" (never: {', '.join(_never(term, variant) for variant in term.avoid)})" if term.avoid else "")
+        + (f" (never: {', '.join(term.avoid_labels())})" if term.avoid else "")
         + (f" — {term.note}" if term.note else "")
         for term in terminology.terms
     ]
