@@ -27,6 +27,7 @@ NEW_TEXT = "=== New English text ===\n"
 OLD_TEXT = "\n\n=== Existing Chinese translation ==="
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 FRONT_KEY = re.compile(r"^(title|summary|aliases):")
+QUOTED = re.compile(r'"([^"\n]*)"')
 
 BEHAVIOURS = (
     "ok",
@@ -53,18 +54,22 @@ BEHAVIOURS = (
 
 
 def fake_translate(document: str) -> str:
-    """Deterministic 'Chinese': every English word becomes two CJK characters."""
+    """Deterministic 'Chinese': every English word becomes two CJK characters, "…" becomes “…”."""
 
     def word(match: re.Match) -> str:
         value = zlib.crc32(match.group(0).lower().encode())
         return chr(0x4E00 + value % 0x4000) + chr(0x4E00 + (value >> 14) % 0x4000)
+
+    def prose(part: str, in_body: bool) -> str:
+        part = WORD.sub(word, part)
+        return QUOTED.sub(r"“\1”", part) if in_body else part  # Chinese quotes, as a model writes them
 
     out = []
     for line in document.split("\n"):
         key = FRONT_KEY.match(line)
         prefix, rest = (line[: key.end()], line[key.end() :]) if key else ("", line)
         parts = PLACEHOLDER.split(rest)
-        out.append(prefix + "".join(p if PLACEHOLDER.fullmatch(p) else WORD.sub(word, p) for p in parts))
+        out.append(prefix + "".join(p if PLACEHOLDER.fullmatch(p) else prose(p, not key) for p in parts))
     return "\n".join(out)
 
 
