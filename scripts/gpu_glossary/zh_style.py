@@ -16,7 +16,6 @@ from gpu_glossary.page import Page, Problem
 SOURCES_ID = "sources"
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _CHINESE_TEXT = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # Han and full-width punctuation
-_LINK = re.compile(r"(?<!!)\[(?P<text>(?:[^\[\]]|\[[^\[\]]*\])*)\]\((?P<target>[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 # Link text that is a Chinese term followed by its English gloss: 线程束（warp）, 线程束 (warp).
 _GLOSS_IN_LINK = re.compile(r"^(?P<term>.*?\S)\s*[（(](?P<gloss>[^（）()]*[A-Za-z][^（）()]*)[）)]$")
 # A title in Sources: the link text up to its description in parentheses, if any.
@@ -60,18 +59,15 @@ def gloss_inside_link(page: Page) -> Iterator[Problem]:
     """`[线程束（warp）](…)` → `[线程束](…)（warp）`: the link text stays the Chinese term
     (the same text the linked page's title has), the gloss follows it."""
     sources = _sources_lines(page)
-    for number, line in page.prose_lines():
-        if number in sources or "[" not in line:
-            continue  # a source's description in parentheses is part of its title
-        for link in _LINK.finditer(line):
-            match = _GLOSS_IN_LINK.match(link.group("text"))
-            if match and _HAN.search(match.group("term")):
-                raw = _raw(page, number)[link.start("text") : link.end("text")]
-                term, gloss = raw[: match.end("term")], raw[match.start("gloss") : match.end("gloss")]
-                yield page.problem(
-                    number,
-                    f"English gloss inside the link text '[{raw}]': put it after the link, '[{term}](…)（{gloss}）'",
-                )
+    for link in page.links():
+        match = _GLOSS_IN_LINK.match(link.text)
+        # a source's description in parentheses is part of its title, not a gloss
+        if match and not link.is_image and link.line not in sources and _HAN.search(match.group("term")):
+            yield page.problem(
+                link.line,
+                f"English gloss inside the link text '[{link.text}]': "
+                f"put it after the link, '[{match.group('term')}](…)（{match.group('gloss')}）'",
+            )
 
 
 def english_title_colons(line: str) -> list[int]:
