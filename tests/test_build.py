@@ -235,7 +235,7 @@ def test_code_keeps_its_text_with_fewer_spans(site):
 
 def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
     """The provenance line comes from glossary/runs.yml, localised, under each output block."""
-    from gpu_glossary.examples.model import load_runs
+    from gpu_glossary.examples.runs import load_runs
 
     record = load_runs(ROOT).records["perf/memory-coalescing.md#coalescing"]
     expected = {
@@ -252,7 +252,7 @@ def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(
 
 
 def _all_examples():
-    from gpu_glossary.examples.model import all_examples
+    from gpu_glossary.examples.blocks import all_examples
 
     return all_examples(load_glossary(ROOT).pages["en"].values())[0]
 

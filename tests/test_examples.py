@@ -15,17 +15,10 @@ import yaml
 from conftest import ROOT
 
 from gpu_glossary.check import run_check
-from gpu_glossary.examples.model import (
-    RUNS_FILE,
-    Record,
-    Runs,
-    load_runs,
-    normalize_output,
-    page_examples,
-    save_runs,
-    with_outputs,
-)
+from gpu_glossary.examples.apply import with_outputs
+from gpu_glossary.examples.blocks import normalize_output, page_examples
 from gpu_glossary.examples.runner import Machine, SetupError, preflight
+from gpu_glossary.examples.runs import RUNS_FILE, Record, Runs, load_runs, save_runs
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from conftest import ROOT
 
-from gpu_glossary.examples.model import load_runs
 from gpu_glossary.examples.plots import CHARTS, PlotError, chart_files, draw_roofline
+from gpu_glossary.examples.runs import load_runs
 
 IMAGES = ROOT / "glossary" / "images"
 

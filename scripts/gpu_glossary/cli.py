@@ -360,7 +360,7 @@ def examples() -> None:
 
 
 def _english_examples(root: Path):
-    from gpu_glossary.examples.model import all_examples
+    from gpu_glossary.examples.blocks import all_examples
 
     glossary = load_glossary(root)
     found, problems = all_examples(glossary.pages[SOURCE_LANG].values())
@@ -372,7 +372,7 @@ def _english_examples(root: Path):
 @examples.command("list")
 def examples_list() -> None:
     """Every runnable example: page:line, id, how it is built and run, and whether its recorded run is current."""
-    from gpu_glossary.examples.model import load_runs
+    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     _, found = _english_examples(root)
@@ -406,7 +406,7 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
     """
     from tqdm import tqdm
 
-    from gpu_glossary.examples.model import load_runs, write_outputs
+    from gpu_glossary.examples.apply import write_outputs
     from gpu_glossary.examples.runner import (
         ExampleRunner,
         SetupError,
@@ -415,6 +415,7 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         preflight,
         select,
     )
+    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     glossary, found = _english_examples(root)
@@ -472,7 +473,8 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
 @examples.command("apply")
 def examples_apply() -> None:
     """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine)."""
-    from gpu_glossary.examples.model import load_runs, write_outputs
+    from gpu_glossary.examples.apply import write_outputs
+    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     runs = load_runs(root)
@@ -487,7 +489,7 @@ def examples_apply() -> None:
 @examples.command("prune")
 def examples_prune() -> None:
     """Remove recorded runs that belong to no example on any page."""
-    from gpu_glossary.examples.model import load_runs, save_runs
+    from gpu_glossary.examples.runs import load_runs, save_runs
 
     root = _root()
     _, found = _english_examples(root)
@@ -506,8 +508,8 @@ def examples_prune() -> None:
 @main.command()
 def plots() -> None:
     """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
-    from gpu_glossary.examples.model import load_runs
     from gpu_glossary.examples.plots import PlotError, write_charts
+    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     runs = load_runs(root)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from gpu_glossary.examples.model import Record, Runs
+from gpu_glossary.examples.runs import Record, Runs
 from gpu_glossary.images.links import make_dark_svg
 
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"

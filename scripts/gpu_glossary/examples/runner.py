@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_glossary.examples.model import Example, Record, Runs, normalize_output, save_runs
+from gpu_glossary.examples.blocks import Example, normalize_output
+from gpu_glossary.examples.runs import Record, Runs, save_runs
 
 NO_GPU = "CPU only (no GPU)"
 
