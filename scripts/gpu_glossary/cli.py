@@ -369,6 +369,16 @@ def _english_examples(root: Path):
     return glossary, found
 
 
+def _load_runs_or_fail(root: Path):
+    """glossary/runs.yml, or the command stops with its located problems."""
+    from gpu_glossary.examples.runs import load_runs
+
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    return runs
+
+
 @examples.command("list")
 def examples_list() -> None:
     """Every runnable example: page:line, id, how it is built and run, and whether its recorded run is current."""
@@ -415,7 +425,6 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         preflight,
         select,
     )
-    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     glossary, found = _english_examples(root)
@@ -424,9 +433,7 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         raise click.ClickException(
             f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them"
         )
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     if changed:
         chosen = [e for e in chosen if runs.current(e) is None]
     if not chosen:
@@ -474,12 +481,9 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
 def examples_apply() -> None:
     """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine)."""
     from gpu_glossary.examples.apply import write_outputs
-    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     changed = write_outputs(load_glossary(root), runs)
     for path in changed:
         click.echo(f"output written: {path}")
@@ -489,13 +493,11 @@ def examples_apply() -> None:
 @examples.command("prune")
 def examples_prune() -> None:
     """Remove recorded runs that belong to no example on any page."""
-    from gpu_glossary.examples.runs import load_runs, save_runs
+    from gpu_glossary.examples.runs import save_runs
 
     root = _root()
     _, found = _english_examples(root)
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     orphans = sorted(set(runs.records) - {e.id for e in found})
     for example_id in orphans:
         del runs.records[example_id]
@@ -509,12 +511,9 @@ def examples_prune() -> None:
 def plots() -> None:
     """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
     from gpu_glossary.examples.plots import PlotError, write_charts
-    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     try:
         written = write_charts(root / "glossary" / "images", runs)
     except PlotError as exc:

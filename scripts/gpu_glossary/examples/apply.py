@@ -13,6 +13,7 @@ def with_outputs(page: Page, runs: Runs) -> str:
     """The page's text with each current example's output block holding its recorded output."""
     lines = page.text.replace("\r\n", "\n").split("\n")
     examples, _ = page_examples(page)
+    fences = page.fences()
     edits = []  # (first line index, last line index exclusive, new lines)
     for example in examples:
         record = runs.current(example)
@@ -27,7 +28,7 @@ def with_outputs(page: Page, runs: Runs) -> str:
             *[(indent + line).rstrip() for line in record.stdout.split("\n")],
             indent + fence,
         ]
-        shown = output_fence(page, example)
+        shown = output_fence(page, example, fences)
         if shown is not None:
             edits.append((shown.line - 1, shown.end_line, block))
         else:

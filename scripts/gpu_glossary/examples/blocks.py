@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from gpu_glossary.page import Fence, Page, Problem
 
@@ -32,13 +33,21 @@ _WORDS = {"shell", "skip"}
 OUTPUT_LANG = "text"
 
 
+class Kind(StrEnum):
+    """What a runnable block is: a CUDA program, a Python program, or a console session."""
+
+    CUDA = "cuda"
+    PYTHON = "python"
+    SHELL = "shell"
+
+
 @dataclass(frozen=True)
 class Example:
     """One runnable block of one page."""
 
     page: Page
     fence: Fence
-    kind: str  # "cuda", "python" or "shell"
+    kind: Kind
     name: str
     flags: tuple[str, ...] = ()
     args: tuple[str, ...] = ()
@@ -57,11 +66,11 @@ class Example:
 
     @property
     def source_name(self) -> str:
-        return {"cuda": f"{self.name}.cu", "python": f"{self.name}.py"}.get(self.kind, "")
+        return {Kind.CUDA: f"{self.name}.cu", Kind.PYTHON: f"{self.name}.py"}.get(self.kind, "")
 
     @property
     def needs_gpu(self) -> bool:
-        return self.kind != "python" or bool(_GPU_PYTHON.search(self.fence.code))
+        return self.kind != Kind.PYTHON or bool(_GPU_PYTHON.search(self.fence.code))
 
     def nvcc_flags(self) -> list[str]:
         flags = list(DEFAULT_NVCC_FLAGS) + list(self.flags)
@@ -75,24 +84,24 @@ class Example:
 
     def build_command(self) -> list[str]:
         """The compile step (CUDA only), run in the example's work folder."""
-        if self.kind != "cuda":
+        if self.kind != Kind.CUDA:
             return []
         libraries = [f for f in self.nvcc_flags() if _is_library(f)]  # after the source, where the linker needs them
         return ["nvcc", *self.compile_flags(), self.source_name, "-o", self.name, *libraries]
 
     def run_command(self, python: str = "python3") -> list[str]:
-        if self.kind == "cuda":
+        if self.kind == Kind.CUDA:
             return [f"./{self.name}", *self.args]
-        if self.kind == "python":
+        if self.kind == Kind.PYTHON:
             return [python, self.source_name, *self.args]
         return ["bash", "-c", "\n".join(self.commands)]
 
     def describe(self) -> str:
         """The build and run commands as a reader would type them."""
         run = shlex.join(self.run_command())
-        if self.kind == "cuda":
+        if self.kind == Kind.CUDA:
             return f"{shlex.join(self.build_command())} && {run}"
-        if self.kind == "shell":
+        if self.kind == Kind.SHELL:
             return " ; ".join(self.commands)
         return run
 
@@ -147,20 +156,20 @@ def parse_marker(marker: str) -> tuple[dict, list[str]] | None:
     return settings, errors
 
 
-def _kind(fence: Fence, settings: dict | None) -> str | None:
+def _kind(fence: Fence, settings: dict | None) -> Kind | None:
     """What a block runs as, or None when it is not a runnable example."""
     if settings is not None and settings.get("skip"):
         return None
     if settings is not None and settings.get("shell"):
-        return "shell"
+        return Kind.SHELL
     if (
         fence.lang == "cuda"
         and fence.marker != "nvcc: skip"
         and (settings is not None or _CUDA_MAIN.search(fence.code))
     ):
-        return "cuda"
+        return Kind.CUDA
     if fence.lang == "python" and (settings is not None or _GPU_PYTHON.search(fence.code)):
-        return "python"
+        return Kind.PYTHON
     return None
 
 
@@ -192,7 +201,7 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
     """Every runnable block of a page, in page order, and the mistakes in their markers."""
     examples: list[Example] = []
     problems: list[Problem] = []
-    pending: list[tuple[Fence, str, dict]] = []
+    pending: list[tuple[Fence, Kind, dict]] = []
     for fence in page.fences():
         parsed = parse_marker(fence.marker)
         settings = parsed[0] if parsed else None
@@ -223,7 +232,7 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
             continue
         names[name] = fence.line
         commands: list[str] = []
-        if kind == "shell":
+        if kind == Kind.SHELL:
             commands, shell_problems = _shell_commands(page, fence)
             problems.extend(shell_problems)
         example = Example(
@@ -238,13 +247,13 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
             commands=tuple(commands),
         )
         # A console session runs the page's programs, so their code is part of what it ran.
-        depends = [p.hash for p in programs] if kind == "shell" else []
+        depends = [p.hash for p in programs] if kind == Kind.SHELL else []
         digest = _digest(
             kind, fence.code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
         )
-        example = Example(**{**example.__dict__, "hash": digest})
+        example = replace(example, hash=digest)
         examples.append(example)
-        if kind != "shell":
+        if kind != Kind.SHELL:
             programs.append(example)
     return examples, problems
 
@@ -260,9 +269,9 @@ def all_examples(pages) -> tuple[list[Example], list[Problem]]:
     return examples, problems
 
 
-def output_fence(page: Page, example: Example) -> Fence | None:
-    """The ```text block right under an example (only blank lines between), if any."""
-    fences = page.fences()
+def output_fence(page: Page, example: Example, fences: list[Fence]) -> Fence | None:
+    """The ```text block right under an example (only blank lines between), if any;
+    `fences` is `page.fences()`, read once per page by the caller."""
     index = fences.index(example.fence)
     if index + 1 >= len(fences):
         return None

@@ -13,11 +13,12 @@ def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
     seen: set[str] = set()
     for page in pages:
         examples, marker_problems = page_examples(page)
+        fences = page.fences()
         problems.extend(marker_problems)
         for example in examples:
             seen.add(example.id)
             record = runs.current(example)
-            shown = output_fence(page, example)
+            shown = output_fence(page, example, fences)
             if record is None:
                 problems.append(
                     page.problem(

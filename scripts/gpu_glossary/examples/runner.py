@@ -19,11 +19,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
-from gpu_glossary.examples.blocks import Example, normalize_output
+from gpu_glossary.examples.blocks import Example, Kind, normalize_output
 from gpu_glossary.examples.runs import Record, Runs, save_runs
 
 NO_GPU = "CPU only (no GPU)"
@@ -48,10 +51,19 @@ class Machine:
         return self.device != NO_GPU
 
 
+class Status(StrEnum):
+    OK = "ok"
+    BUILD_FAILED = "build failed"
+    FAILED = "failed"  # ended with another exit code than the marker's
+    TIMED_OUT = "timed out"
+
+
 @dataclass
-class Outcome:
+class RunOutcome:
+    """What became of one example in this run."""
+
     example: Example
-    status: str  # "ok", "build failed", "failed", "timed out"
+    status: Status
     seconds: float
     stdout: str
     stderr: str
@@ -59,7 +71,17 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status == Status.OK
+
+
+class Finished(NamedTuple):
+    """One process that ran to its end or to its timeout."""
+
+    timed_out: bool
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    seconds: float
 
 
 def find_nvcc() -> str | None:
@@ -107,7 +129,7 @@ def preflight(examples: list[Example], machine: Machine) -> None:
         )
 
 
-def _run(command: list[str], cwd: Path, timeout: float, env: dict) -> tuple[str, int | None, str, str, float]:
+def _run(command: list[str], cwd: Path, timeout: float, env: dict) -> Finished:
     """Run in a new process group, so a timeout also ends the children (ncu, a shell pipeline)."""
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -121,21 +143,29 @@ def _run(command: list[str], cwd: Path, timeout: float, env: dict) -> tuple[str,
     )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
-        status = "ok"
+        timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
-        status = "timed out"
+        timed_out = True
     except BaseException:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         raise
-    decode = lambda data: data.decode("utf-8", errors="replace")  # noqa: E731
-    return status, process.returncode, decode(stdout), decode(stderr), time.perf_counter() - started
+    return Finished(
+        timed_out,
+        process.returncode,
+        stdout.decode("utf-8", errors="replace"),
+        stderr.decode("utf-8", errors="replace"),
+        time.perf_counter() - started,
+    )
 
 
 class ExampleRunner:
-    """Builds and runs a list of examples in a scratch folder, recording each success in `runs`."""
+    """Builds and runs a list of examples in a scratch folder, recording each success in `runs`.
+
+    The caller checks the machine first (`preflight`): the runner assumes it can run them all.
+    """
 
     def __init__(
         self,
@@ -144,20 +174,19 @@ class ExampleRunner:
         jobs: int | None = None,
         python: str | None = None,
         workdir: Path | None = None,
-        progress=None,
+        progress: Callable[[RunOutcome], None] | None = None,
     ):
         self.runs = runs
         self.machine = machine
         self.jobs = jobs or os.cpu_count() or 2
         self.python = python or sys.executable
         self.workdir = workdir
-        self.progress = progress  # a callable(example) per finished example, or None
+        self.progress = progress  # called with each example's outcome as it finishes
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
         if machine.nvcc:
             self.env["PATH"] = f"{Path(machine.nvcc).parent}{os.pathsep}{self.env.get('PATH', '')}"
 
-    def run(self, selected: list[Example], all_examples: list[Example]) -> list[Outcome]:
-        preflight(selected, self.machine)
+    def run(self, selected: list[Example], all_examples: list[Example]) -> list[RunOutcome]:
         with tempfile.TemporaryDirectory(prefix="gpu-glossary-examples-", dir=self.workdir) as scratch:
             scratch_dir = Path(scratch)
             programs = self._programs_needed(selected, all_examples)
@@ -181,66 +210,68 @@ class ExampleRunner:
     @staticmethod
     def _programs_needed(selected: list[Example], all_examples: list[Example]) -> list[Example]:
         """The selected programs, and every program on the page of a selected console block."""
-        shell_pages = {e.page.rel for e in selected if e.kind == "shell"}
-        wanted = {e.id for e in selected if e.kind != "shell"}
-        return [e for e in all_examples if e.kind != "shell" and (e.id in wanted or e.page.rel in shell_pages)]
+        shell_pages = {e.page.rel for e in selected if e.kind == Kind.SHELL}
+        wanted = {e.id for e in selected if e.kind != Kind.SHELL}
+        return [e for e in all_examples if e.kind != Kind.SHELL and (e.id in wanted or e.page.rel in shell_pages)]
 
-    def _build(self, programs: list[Example], scratch: Path) -> dict[str, Outcome]:
+    def _build(self, programs: list[Example], scratch: Path) -> dict[str, RunOutcome]:
         """Write every source and compile the CUDA ones in parallel; returns the failures by id."""
         for example in programs:
             (self._folder(scratch, example) / example.source_name).write_text(
                 example.fence.code + "\n", encoding="utf-8"
             )
-        cuda = [e for e in programs if e.kind == "cuda"]
+        cuda = [e for e in programs if e.kind == Kind.CUDA]
 
         stubs = Path(self.machine.nvcc or "nvcc").resolve().parent.parent / "lib64" / "stubs"
 
-        def build(example: Example) -> Outcome | None:
+        def build(example: Example) -> RunOutcome | None:
             command = example.build_command()
             command[0] = self.machine.nvcc or command[0]
             if stubs.is_dir() and any(flag.startswith("-l") for flag in command):
-                command.append(
-                    f"-L{stubs}"
-                )  # link-time stand-ins for libcuda/libnvidia-ml; the driver's load at run time
-            status, code, out, err, seconds = _run(command, self._folder(scratch, example), 600, self.env)
-            if status == "ok" and code == 0:
+                # link-time stand-ins for libcuda/libnvidia-ml; the driver's are loaded at run time
+                command.append(f"-L{stubs}")
+            done = _run(command, self._folder(scratch, example), 600, self.env)
+            if not done.timed_out and done.exit_code == 0:
                 return None
-            return Outcome(example, "build failed", seconds, out, err or f"nvcc {status}", code)
+            stderr = done.stderr or ("nvcc timed out" if done.timed_out else "nvcc failed")
+            return RunOutcome(example, Status.BUILD_FAILED, done.seconds, done.stdout, stderr, done.exit_code)
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             return {o.example.id: o for o in pool.map(build, cuda) if o is not None}
 
-    def _run_one(self, example: Example, scratch: Path, build_failures: dict[str, Outcome]) -> Outcome:
+    def _run_one(self, example: Example, scratch: Path, build_failures: dict[str, RunOutcome]) -> RunOutcome:
         folder = self._folder(scratch, example)
-        if example.kind == "shell":
+        if example.kind == Kind.SHELL:
             broken = [o.example.name for o in build_failures.values() if o.example.page.rel == example.page.rel]
             if broken:
-                return Outcome(
-                    example, "build failed", 0.0, "", f"this page's program(s) {', '.join(broken)} did not build"
-                )
-            status, code, out, err, seconds = self._shell(example, folder)
+                reason = f"this page's program(s) {', '.join(broken)} did not build"
+                return RunOutcome(example, Status.BUILD_FAILED, 0.0, "", reason)
+            done = self._shell(example, folder)
         else:
-            status, code, out, err, seconds = _run(example.run_command(self.python), folder, example.timeout, self.env)
-        if status == "ok" and code != example.exit_code:
-            status = "failed"
-        return Outcome(example, status, seconds, out, err, code)
+            done = _run(example.run_command(self.python), folder, example.timeout, self.env)
+        if done.timed_out:
+            status = Status.TIMED_OUT
+        else:
+            status = Status.OK if done.exit_code == example.exit_code else Status.FAILED
+        return RunOutcome(example, status, done.seconds, done.stdout, done.stderr, done.exit_code)
 
-    def _shell(self, example: Example, folder: Path):
+    def _shell(self, example: Example, folder: Path) -> Finished:
         """Each command of a console block in turn; with several, each output follows its `$ command` line."""
-        outputs, errors, total, code = [], [], 0.0, 0
+        outputs: list[str] = []
+        errors: list[str] = []
+        total = 0.0
+        done = Finished(False, 0, "", "", 0.0)
         for command in example.commands:
             remaining = max(example.timeout - total, 1.0)
-            status, code, out, err, seconds = _run(
-                ["bash", "-o", "pipefail", "-c", command], folder, remaining, self.env
-            )
-            total += seconds
-            outputs.append((f"$ {command}\n" if len(example.commands) > 1 else "") + normalize_output(out))
-            errors.append(err)
-            if status != "ok" or code != example.exit_code:
-                return status, code, "\n".join(outputs), "".join(errors), total
-        return "ok", code, "\n".join(outputs), "".join(errors), total
+            done = _run(["bash", "-o", "pipefail", "-c", command], folder, remaining, self.env)
+            total += done.seconds
+            outputs.append((f"$ {command}\n" if len(example.commands) > 1 else "") + normalize_output(done.stdout))
+            errors.append(done.stderr)
+            if done.timed_out or done.exit_code != example.exit_code:
+                break
+        return Finished(done.timed_out, done.exit_code, "\n".join(outputs), "".join(errors), total)
 
-    def _record(self, outcome: Outcome) -> Record:
+    def _record(self, outcome: RunOutcome) -> Record:
         machine = self.machine
         return Record(
             hash=outcome.example.hash,
@@ -255,11 +286,11 @@ class ExampleRunner:
         )
 
 
-def failure_report(outcome: Outcome, lines: int = 20) -> str:
+def failure_report(outcome: RunOutcome, lines: int = 20) -> str:
     """A failed example as `page:line: error: …` and the end of what it printed."""
     example = outcome.example
     detail = (
-        f"exit code {outcome.exit_code}, expected {example.exit_code}" if outcome.status == "failed" else outcome.status
+        f"exit code {outcome.exit_code}, expected {example.exit_code}" if outcome.status == Status.FAILED else outcome.status
     )
     tail = normalize_output(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else "")).split("\n")[-lines:]
     body = "\n".join("    " + line for line in tail if line is not None)

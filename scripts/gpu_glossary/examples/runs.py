@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import yaml
@@ -29,10 +29,10 @@ class Record:
     stdout: str
     seconds: float = 0.0
 
-    FIELDS = ("hash", "command", "device", "compute_capability", "driver", "cuda", "date", "seconds", "stdout")
-
     def as_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.FIELDS}
+        """The record as runs.yml holds it: the output last, where a long block reads best."""
+        values = asdict(self)
+        return {**{k: v for k, v in values.items() if k != "stdout"}, "stdout": values["stdout"]}
 
     def provenance(self) -> str:
         return f"{self.device} · driver {self.driver or 'n/a'} · CUDA {self.cuda or 'n/a'} · {self.date}"
@@ -94,7 +94,7 @@ def load_runs(root: Path) -> Runs:
         runs.lines = {key.value: key.start_mark.line + 1 for key, _ in node.value}
     for example_id, entry in data.items():
         line = runs.lines.get(example_id, 1)
-        required = [name for name in Record.FIELDS if name != "seconds"]
+        required = [f.name for f in fields(Record) if f.name != "seconds"]
         missing = [name for name in required if name not in entry] if isinstance(entry, dict) else required
         if missing:
             runs.problems.append(

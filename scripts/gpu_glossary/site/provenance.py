@@ -16,9 +16,10 @@ def with_provenance(page: Page, runs: Runs, words: dict) -> str:
     """
     lines = page.body.split("\n")
     examples, _ = page_examples(page)
+    fences = page.fences()
     for example in reversed(examples):
         record = runs.current(example)
-        shown = output_fence(page, example)
+        shown = output_fence(page, example, fences)
         if record is None or shown is None or normalize_output(shown.code) != record.stdout:
             continue
         label = escape(words["output_on"].format(device=record.device))
