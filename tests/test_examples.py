@@ -148,6 +148,20 @@ def test_the_hash_follows_the_code_and_a_console_block_follows_its_page_programs
     assert hashes(CUDA_MAIN) == first
 
 
+def test_the_hash_ignores_comments_so_a_translated_page_and_a_comment_edit_keep_their_run():
+    english = '// Print one line.\n#include <cstdio>\nint main() { printf("hi // not a comment\\n"); }  // done'
+    chinese = '// 打印一行。\n#include <cstdio>\nint main() { printf("hi // not a comment\\n"); }  // 结束'
+    (en,), _ = page_examples(make_page(fence("cuda", english)))
+    (zh,), _ = page_examples(make_page(fence("cuda", chinese), lang="zh"))
+    (edited,), _ = page_examples(make_page(fence("cuda", english.replace("hi //", "ho //"))))
+    assert en.id == zh.id and en.hash == zh.hash
+    assert edited.hash != en.hash, "a string that looks like a comment is code"
+    python = "import torch\n# the sum\nprint(torch.ones(2).sum())"
+    (a,), _ = page_examples(make_page(fence("python", python)))
+    (b,), _ = page_examples(make_page(fence("python", python.replace("# the sum", "# 求和"))))
+    assert a.hash == b.hash
+
+
 # -- the recorded-runs file -----------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from gpu_glossary.code_comments import without_comments
 from gpu_glossary.page import Fence, Page, Problem
 
 MARKER = "example"
@@ -248,8 +249,10 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
         )
         # A console session runs the page's programs, so their code is part of what it ran.
         depends = [p.hash for p in programs] if kind == Kind.SHELL else []
+        # Comments do not count: a translated page's comments differ, and so may a comment-only edit.
+        code = without_comments(fence.code + "\n", fence.lang)  # a comment on the last line needs its newline
         digest = _digest(
-            kind, fence.code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
+            kind, code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
         )
         example = replace(example, hash=digest)
         examples.append(example)
