@@ -3,34 +3,47 @@
 from __future__ import annotations
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.examples.blocks import OUTPUT_LANG, output_fence, page_examples
-from gpu_glossary.examples.runs import Runs
+from gpu_glossary.examples.blocks import OUTPUT_LANG, TAB_INDENT, find_output, page_examples, page_lines
+from gpu_glossary.examples.runs import Record, Runs
+from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, Glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, Page, parse_page, source_hash, with_front_matter
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, section_hashes
 
 
+def _text_block(stdout: str, indent: str) -> list[str]:
+    fence = "```"
+    while fence in stdout:
+        fence += "`"
+    return [indent + fence + OUTPUT_LANG, *[(indent + line).rstrip() for line in stdout.split("\n")], indent + fence]
+
+
+def output_lines(records: list[Record], indent: str) -> list[str]:
+    """The output under an example: one ```text block for one device; for several, a content
+    tab per device (`=== "NVIDIA H200"`), each holding its device's block."""
+    if len(records) == 1:
+        return _text_block(records[0].stdout, indent)
+    lines: list[str] = []
+    for record in records:
+        if lines:
+            lines.append("")
+        lines += [f'{indent}=== "{record.device}"', "", *_text_block(record.stdout, indent + TAB_INDENT)]
+    return lines
+
+
 def with_outputs(page: Page, runs: Runs) -> str:
-    """The page's text with each current example's output block holding its recorded output."""
-    lines = page.text.replace("\r\n", "\n").split("\n")
+    """The page's text with each current example's output holding its recorded runs."""
+    lines = page_lines(page)
     examples, _ = page_examples(page)
     fences = page.fences()
     edits = []  # (first line index, last line index exclusive, new lines)
     for example in examples:
-        record = runs.current(example)
-        if record is None:
+        records = runs.current(example)
+        if not records:
             continue
-        indent = example.fence.indent
-        fence = "```"
-        while fence in record.stdout:
-            fence += "`"
-        block = [
-            indent + fence + OUTPUT_LANG,
-            *[(indent + line).rstrip() for line in record.stdout.split("\n")],
-            indent + fence,
-        ]
-        shown = output_fence(page, example, fences)
+        block = output_lines(records, example.fence.indent)
+        shown = find_output(lines, example, fences)
         if shown is not None:
-            edits.append((shown.line - 1, shown.end_line, block))
+            edits.append((shown.first_line - 1, shown.last_line, block))
         else:
             edits.append((example.fence.end_line, example.fence.end_line, ["", *block]))
     for first, last, block in sorted(edits, reverse=True):
@@ -38,11 +51,9 @@ def with_outputs(page: Page, runs: Runs) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(glossary, runs: Runs) -> list[str]:
+def write_outputs(glossary: Glossary, runs: Runs) -> list[str]:
     """Write recorded outputs into every page of every language; a translation that was current
     stays current (the outputs are the same in both languages, so its hash is renewed)."""
-    from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
-
     current = {
         (lang, rel)
         for lang in LANGUAGES

@@ -1,12 +1,13 @@
 """Runnable examples on a page: which code blocks are complete programs, their markers,
-and the output block under each.
+and the output blocks under each.
 
 A block is runnable when it is a complete program: a ```cuda block with `main`, a
 ```python block that imports torch, triton or cupy, or any block marked with an
-`<!-- example … -->` comment on the line above its fence. Its output block is the
-```text fence right under it (only blank lines between). Runs happen on a GPU
-(`examples.runner`) and land in one file, `glossary/runs.yml` (`examples.runs`);
-everything here works without a GPU.
+`<!-- example … -->` comment on the line above its fence. Its output is the ```text
+fence right under it (only blank lines between), or, once it has run on several
+devices, one ```text fence per device in content tabs (`=== "NVIDIA H200"`). Runs
+happen on a GPU (`examples.runner`) and land in one file, `glossary/runs.yml`
+(`examples.runs`); everything here works without a GPU.
 """
 
 from __future__ import annotations
@@ -29,9 +30,50 @@ _NVCC_OPTIONS_STARTING_WITH_L = {"-lineinfo", "-lib", "-link", "-ldir"}
 _GPU_PYTHON = re.compile(r"^\s*(?:import|from)\s+(?:torch|triton|cupy)\b", re.M)
 _CUDA_MAIN = re.compile(r"\bint\s+main\s*\(")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-_KEYS = {"name", "flags", "args", "timeout", "exit"}
+_KEYS = {"name", "flags", "args", "timeout", "exit", "gpus", "launch", "ignore"}
 _WORDS = {"shell", "skip"}
+LAUNCHES = ("torchrun", "single")
 OUTPUT_LANG = "text"
+TAB_INDENT = "    "
+# The GPU machines are shared: an example may not turn NVLink multicast back on (it can put a
+# host's GPUs out of service for everyone) or change a GPU's settings. The runner sets the
+# variables below to these values; an example may set them alike, never otherwise or unset them.
+MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+_MULTICAST_SETTING = re.compile(r"\b(" + "|".join(MULTICAST_OFF) + r")\b")
+_ASSIGNED = re.compile(r"""^["'\]\s]*[=,]\s*["']?([^"'\s,)\]]*)""")
+_UNSETS = re.compile(r"(?:\bdel\b|\bunset(?:env)?\b|\.pop\(|\s-u\s*|--unset[= ]\s*)[^\n]*$")
+_UNSAFE_NAMES = re.compile(r"\b(?:cuMulticast\w*|nvmlDevice(?:Set|Reset|Clear)\w*|nvmlGpuInstance\w*Create\w*)\b")
+_SMI_SETTERS = {
+    *("-pm", "--persistence-mode", "-c", "--compute-mode", "-e", "--ecc-config", "-r", "--gpu-reset"),
+    *("-lgc", "--lock-gpu-clocks", "-rgc", "--reset-gpu-clocks", "-lmc", "--lock-memory-clocks"),
+    *("-rmc", "--reset-memory-clocks", "-ac", "--applications-clocks", "-rac", "--reset-applications-clocks"),
+    *("-pl", "--power-limit", "-mig", "--multi-instance-gpu", "-cgi", "-cci", "-dgi", "-dci"),
+}
+_SMI_READERS = {"dmon", "pmon", "topo", "nvlink", "c2c"}  # subcommands whose -c is a count, not a setting
+
+
+def unsafe_call(code: str) -> str | None:
+    """The first call in `code` that would change a GPU's settings or NVLink multicast, if any."""
+    found = _UNSAFE_NAMES.search(code)
+    if found:
+        return found.group(0)
+    for setting in _MULTICAST_SETTING.finditer(code):
+        line_start = code.rfind("\n", 0, setting.start()) + 1
+        line_end = code.find("\n", setting.end()) % (len(code) + 1)
+        assigned = _ASSIGNED.match(code[setting.end() : line_end])
+        if _UNSETS.search(code[line_start : setting.start()]) or (
+            assigned and assigned.group(1) != MULTICAST_OFF[setting.group(1)]
+        ):
+            return code[line_start:line_end].strip()
+    for call in re.finditer(r"nvidia-smi\b([^\n;|&]*)", code):
+        words = [w.strip("\"',[]()") for w in call.group(1).replace("=", " ").split()]
+        words = [w for w in words if w]
+        if words and words[0] in _SMI_READERS:
+            continue
+        setter = next((w for w in words if w in _SMI_SETTERS), None)
+        if setter:
+            return f"nvidia-smi {setter}"
+    return None
 
 
 class Kind(StrEnum):
@@ -56,6 +98,9 @@ class Example:
     exit_code: int = 0
     hash: str = ""
     commands: tuple[str, ...] = ()  # shell blocks: the commands after "$ "
+    gpus: int = 1  # the fewest GPUs it needs; with 2 or more it is given all of a run's GPUs
+    launch: str = "torchrun"  # a multi-GPU ```python program: one process per GPU, or "single"
+    ignore: str = ""  # a regular expression for printed values that are not measurements
 
     @property
     def id(self) -> str:
@@ -71,7 +116,11 @@ class Example:
 
     @property
     def needs_gpu(self) -> bool:
-        return self.kind != Kind.PYTHON or bool(_GPU_PYTHON.search(self.fence.code))
+        return self.kind != Kind.PYTHON or bool(_GPU_PYTHON.search(self.fence.code)) or self.gpus > 1
+
+    def gpus_given(self, available: int) -> int:
+        """How many of a run's GPUs it sees: one, or all of them for a multi-GPU example."""
+        return available if self.gpus > 1 else 1
 
     def nvcc_flags(self) -> list[str]:
         flags = list(DEFAULT_NVCC_FLAGS) + list(self.flags)
@@ -90,16 +139,22 @@ class Example:
         libraries = [f for f in self.nvcc_flags() if _is_library(f)]  # after the source, where the linker needs them
         return ["nvcc", *self.compile_flags(), self.source_name, "-o", self.name, *libraries]
 
-    def run_command(self, python: str = "python3") -> list[str]:
+    def run_command(
+        self, python: str = "python3", gpus: int = 1, torchrun: tuple[str, ...] = ("torchrun",)
+    ) -> list[str]:
+        """How it runs when given `gpus` GPUs: a multi-GPU ```python program under torchrun,
+        one process per GPU, as readers would start it."""
         if self.kind == Kind.CUDA:
             return [f"./{self.name}", *self.args]
         if self.kind == Kind.PYTHON:
+            if self.gpus > 1 and self.launch == "torchrun":
+                return [*torchrun, "--standalone", f"--nproc_per_node={gpus}", self.source_name, *self.args]
             return [python, self.source_name, *self.args]
         return ["bash", "-c", "\n".join(self.commands)]
 
-    def describe(self) -> str:
-        """The build and run commands as a reader would type them."""
-        run = shlex.join(self.run_command())
+    def describe(self, gpus: int | None = None) -> str:
+        """The build and run commands as a reader would type them (for `gpus` GPUs: default, the fewest)."""
+        run = shlex.join(self.run_command(gpus=gpus or self.gpus))
         if self.kind == Kind.CUDA:
             return f"{shlex.join(self.build_command())} && {run}"
         if self.kind == Kind.SHELL:
@@ -147,13 +202,22 @@ def parse_marker(marker: str) -> tuple[dict, list[str]] | None:
             errors.append(f"unknown setting '{token}' in example marker (known: {known})")
     if "name" in settings and not _NAME.match(settings["name"]):
         errors.append(f"example name '{settings['name']}' may hold only letters, digits, '_', '-' and '.'")
-    for key, convert in (("timeout", float), ("exit", int)):
+    for key, convert in (("timeout", float), ("exit", int), ("gpus", int)):
         if key in settings:
             try:
                 settings[key] = convert(settings[key])
             except ValueError:
                 errors.append(f"example {key}={settings[key]!r} is not a number")
                 del settings[key]
+    if settings.get("gpus", 1) < 1:
+        errors.append(f"example gpus={settings.pop('gpus')} must be 1 or more")
+    if "launch" in settings and settings["launch"] not in LAUNCHES:
+        errors.append(f"example launch={settings.pop('launch')!r} is not one of {', '.join(LAUNCHES)}")
+    if "ignore" in settings:
+        try:
+            re.compile(settings["ignore"])
+        except re.error as exc:
+            errors.append(f"example ignore={settings.pop('ignore')!r} is not a regular expression ({exc})")
     return settings, errors
 
 
@@ -246,19 +310,35 @@ def page_examples(page: Page) -> tuple[list[Example], list[Problem]]:
             timeout=float(settings.get("timeout", DEFAULT_TIMEOUT)),
             exit_code=int(settings.get("exit", 0)),
             commands=tuple(commands),
+            gpus=settings.get("gpus", 1),
+            launch=settings.get("launch", "torchrun"),
+            ignore=settings.get("ignore", ""),
         )
-        # A console session runs the page's programs, so their code is part of what it ran.
-        depends = [p.hash for p in programs] if kind == Kind.SHELL else []
         # Comments do not count: a translated page's comments differ, and so may a comment-only edit.
         code = without_comments(fence.code + "\n", fence.lang)  # a comment on the last line needs its newline
-        digest = _digest(
-            kind, code, shlex.join(example.flags), shlex.join(example.args), str(example.exit_code), *depends
-        )
-        example = replace(example, hash=digest)
+        unsafe = unsafe_call(code)
+        if unsafe:
+            problems.append(
+                page.problem(
+                    fence.line,
+                    f"example {example.id} has `{unsafe}`: examples may not change a GPU's settings or NVLink "
+                    "multicast (the GPU machines are shared; CONTRIBUTING.md, Runnable examples)",
+                )
+            )
+        example = replace(example, hash=_hash(example, code, programs))
         examples.append(example)
         if kind != Kind.SHELL:
             programs.append(example)
     return examples, problems
+
+
+def _hash(example: Example, code: str, programs: list[Example]) -> str:
+    """What a recorded run depends on: the code without comments, the flags, arguments and
+    expected exit code, the launch and, for a console session, the page's programs it runs."""
+    depends = [p.hash for p in programs] if example.kind == Kind.SHELL else []
+    launch = [f"gpus={example.gpus}", f"launch={example.launch}"] if example.gpus > 1 else []
+    flags, args = shlex.join(example.flags), shlex.join(example.args)
+    return _digest(example.kind, code, flags, args, str(example.exit_code), *launch, *depends)
 
 
 def all_examples(pages) -> tuple[list[Example], list[Problem]]:
@@ -272,15 +352,62 @@ def all_examples(pages) -> tuple[list[Example], list[Problem]]:
     return examples, problems
 
 
-def output_fence(page: Page, example: Example, fences: list[Fence]) -> Fence | None:
-    """The ```text block right under an example (only blank lines between), if any;
-    `fences` is `page.fences()`, read once per page by the caller."""
-    index = fences.index(example.fence)
-    if index + 1 >= len(fences):
+@dataclass(frozen=True)
+class OutputBlock:
+    """One ```text block under an example: `label` is its tab's device, None for a plain block."""
+
+    fence: Fence
+    label: str | None = None
+    label_line: int = 0  # the `=== "…"` line of a tab
+
+
+@dataclass(frozen=True)
+class Output:
+    """What stands under an example: one plain block, or one tab per device; lines 1-based in the page."""
+
+    blocks: tuple[OutputBlock, ...]
+    first_line: int
+    last_line: int
+
+    @property
+    def tabbed(self) -> bool:
+        return self.blocks[0].label is not None
+
+
+_TAB = re.compile(r'^(?P<indent>[ \t]*)===[+!]?[ \t]+"(?P<label>.*)"[ \t]*$')
+
+
+def _blank(lines: list[str]) -> bool:
+    return all(not line.strip() for line in lines)
+
+
+def find_output(lines: list[str], example: Example, fences: list[Fence]) -> Output | None:
+    """The output under an example, if any: a ```text block right under it (only blank lines
+    between), or a run of content tabs (`=== "device"`) each holding one indented ```text block.
+    `lines` is the page's text split into lines and `fences` its `page.fences()`, both read once
+    per page by the caller."""
+    after = fences[fences.index(example.fence) + 1 :]
+    if after and after[0].lang == OUTPUT_LANG and _blank(lines[example.fence.end_line : after[0].line - 1]):
+        return Output((OutputBlock(after[0]),), after[0].line, after[0].end_line)
+    blocks: list[OutputBlock] = []
+    cursor = example.fence.end_line  # index of the first line after the block above
+    for fence in after:
+        label_index = next((i for i in range(cursor, len(lines)) if lines[i].strip()), None)
+        tab = _TAB.match(lines[label_index]) if label_index is not None else None
+        if (
+            tab is None
+            or tab.group("indent") != example.fence.indent
+            or fence.lang != OUTPUT_LANG
+            or len(fence.indent) <= len(example.fence.indent)
+            or not _blank(lines[label_index + 1 : fence.line - 1])
+        ):
+            break
+        blocks.append(OutputBlock(fence, tab.group("label"), label_index + 1))
+        cursor = fence.end_line
+    if not blocks:
         return None
-    after = fences[index + 1]
-    if after.lang != OUTPUT_LANG:
-        return None
-    lines = page.text.replace("\r\n", "\n").split("\n")
-    between = lines[example.fence.end_line : after.line - 1]
-    return after if all(not line.strip() for line in between) else None
+    return Output(tuple(blocks), blocks[0].label_line, blocks[-1].fence.end_line)
+
+
+def page_lines(page: Page) -> list[str]:
+    return page.text.replace("\r\n", "\n").split("\n")

@@ -1,10 +1,14 @@
-"""Pages against the recorded runs: each runnable block's output block must be what its program printed."""
+"""Pages against the recorded runs: each runnable block's output must be what its program printed,
+one block for one device, one tab per device for several."""
 
 from __future__ import annotations
 
-from gpu_glossary.examples.blocks import normalize_output, output_fence, page_examples
-from gpu_glossary.examples.runs import RUNS_FILE, Runs
-from gpu_glossary.page import Page, Problem
+from gpu_glossary.examples.blocks import Example, Output, find_output, normalize_output, page_examples, page_lines
+from gpu_glossary.examples.runs import RUNS_FILE, Record, Runs
+from gpu_glossary.glossary import SOURCE_LANG
+from gpu_glossary.page import Fence, Page, Problem
+
+APPLY = "`gpu-glossary examples apply` writes the recorded output"
 
 
 def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
@@ -13,13 +17,12 @@ def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
     seen: set[str] = set()
     for page in pages:
         examples, marker_problems = page_examples(page)
-        fences = page.fences()
         problems.extend(marker_problems)
+        lines, fences = page_lines(page), page.fences()
         for example in examples:
             seen.add(example.id)
-            record = runs.current(example)
-            shown = output_fence(page, example, fences)
-            if record is None:
+            records = runs.current(example)
+            if not records:
                 problems.append(
                     page.problem(
                         example.fence.line,
@@ -29,33 +32,95 @@ def check_examples(pages: list[Page], runs: Runs) -> list[Problem]:
                     )
                 )
                 continue
-            if shown is None:
-                problems.append(
-                    page.problem(
-                        example.fence.end_line,
-                        f"no output block under example {example.id}: "
-                        "`gpu-glossary examples apply` writes the recorded output there",
-                    )
-                )
-            elif normalize_output(shown.code) != record.stdout:
-                problems.append(
-                    page.problem(
-                        shown.line,
-                        f"output differs from the recorded run of {example.id} "
-                        f"({record.provenance()}): {_first_difference(shown.code, record.stdout)}; "
-                        "`gpu-glossary examples apply` restores it",
-                    )
-                )
+            problems.extend(_check_output(page, example, records, find_output(lines, example, fences)))
+            if page.lang == SOURCE_LANG:  # once, not once per language
+                problems.extend(_older_runs(page, example, runs))
     for example_id in sorted(set(runs.records) - seen):
         problems.append(
             Problem(
                 RUNS_FILE,
                 runs.lines.get(example_id, 1),
                 "warning",
-                f"recorded run '{example_id}' belongs to no example on any page: `gpu-glossary examples prune` removes it",
+                f"recorded runs of '{example_id}' belong to no example on any page: "
+                "`gpu-glossary examples prune` removes them",
             )
         )
     return problems
+
+
+def _check_output(page: Page, example: Example, records: list[Record], shown: Output | None) -> list[Problem]:
+    if shown is None:
+        return [page.problem(example.fence.end_line, f"no output block under example {example.id}: {APPLY} there")]
+    devices = [r.device for r in records]
+    if len(records) == 1 and not shown.tabbed:
+        return _compare(page, example, records[0], shown.blocks[0].fence)
+    if len(records) == 1 or not shown.tabbed:
+        what = f"{len(shown.blocks)} output tabs" if shown.tabbed else "one output block"
+        return [
+            page.problem(
+                shown.first_line,
+                f"example {example.id} shows {what}, but has recorded runs on {_names(devices)}: "
+                f"{APPLY} ({'one tab per device' if len(records) > 1 else 'one block'})",
+            )
+        ]
+    problems = []
+    by_device = {r.device: r for r in records}
+    labels = [block.label for block in shown.blocks]
+    for block in shown.blocks:
+        record = by_device.get(block.label or "")
+        if record is None:
+            problems.append(
+                page.problem(
+                    block.label_line,
+                    f"output tab '{block.label}' under example {example.id} has no recorded run of this code "
+                    f"on {block.label} (runs: {_names(devices)}): {APPLY}",
+                )
+            )
+        else:
+            problems.extend(_compare(page, example, record, block.fence))
+    missing = [device for device in devices if device not in labels]
+    if missing:
+        problems.append(
+            page.problem(
+                shown.first_line,
+                f"no output tab for {_names(missing)} under example {example.id}: {APPLY} in a tab for each device",
+            )
+        )
+    elif not problems and labels != devices:
+        problems.append(
+            page.problem(shown.first_line, f"output tabs under example {example.id} are out of order: {APPLY}")
+        )
+    return problems
+
+
+def _compare(page: Page, example: Example, record: Record, fence: Fence) -> list[Problem]:
+    if normalize_output(fence.code) == record.stdout:
+        return []
+    return [
+        page.problem(
+            fence.line,
+            f"output differs from the recorded run of {example.id} on {record.device} "
+            f"({record.driver and f'driver {record.driver}, '}{record.date}): "
+            f"{_first_difference(fence.code, record.stdout)}; `gpu-glossary examples apply` restores it",
+        )
+    ]
+
+
+def _older_runs(page: Page, example: Example, runs: Runs) -> list[Problem]:
+    """Devices whose run is of earlier code, while others have run the current code."""
+    return [
+        page.problem(
+            example.fence.line,
+            f"the run of {example.id} on {record.device} is of earlier code (its page shows the other devices' "
+            f"runs): run it again there, or `gpu-glossary examples prune` removes it",
+            "warning",
+        )
+        for record in runs.older(example)
+    ]
+
+
+def _names(devices: list[str]) -> str:
+    return ", ".join(devices)
 
 
 def _first_difference(shown: str, recorded: str) -> str:
