@@ -40,7 +40,9 @@ TAB_INDENT = "    "
 # variables below to these values; an example may set them alike, never otherwise or unset them.
 MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 _MULTICAST_SETTING = re.compile(r"\b(" + "|".join(MULTICAST_OFF) + r")\b")
-_ASSIGNED = re.compile(r"""^["'\]\s]*[=,]\s*["']?([^"'\s,)\]]*)""")
+_ASSIGNED = re.compile(r"""^["'\]\s]*=(?!=)\s*["']?([^"'\s,)\]]*)""")  # NAME=v, ["NAME"] = "v"
+_SET_CALL = re.compile(r"""(?:setenv|putenv|setdefault)\(\s*["']?$""")  # setenv("NAME", "v")
+_CALL_VALUE = re.compile(r"""^["']?\s*,\s*["']?([^"'\s,)]*)""")
 _UNSETS = re.compile(r"(?:\bdel\b|\bunset(?:env)?\b|\.pop\(|\s-u\s*|--unset[= ]\s*)[^\n]*$")
 _UNSAFE_NAMES = re.compile(r"\b(?:cuMulticast\w*|nvmlDevice(?:Set|Reset|Clear)\w*|nvmlGpuInstance\w*Create\w*)\b")
 _SMI_SETTERS = {
@@ -60,10 +62,9 @@ def unsafe_call(code: str) -> str | None:
     for setting in _MULTICAST_SETTING.finditer(code):
         line_start = code.rfind("\n", 0, setting.start()) + 1
         line_end = code.find("\n", setting.end()) % (len(code) + 1)
-        assigned = _ASSIGNED.match(code[setting.end() : line_end])
-        if _UNSETS.search(code[line_start : setting.start()]) or (
-            assigned and assigned.group(1) != MULTICAST_OFF[setting.group(1)]
-        ):
+        before, after = code[line_start : setting.start()], code[setting.end() : line_end]
+        assigned = _ASSIGNED.match(after) or (_CALL_VALUE.match(after) if _SET_CALL.search(before) else None)
+        if _UNSETS.search(before) or (assigned and assigned.group(1) != MULTICAST_OFF[setting.group(1)]):
             return code[line_start:line_end].strip()
     for call in re.finditer(r"nvidia-smi\b([^\n;|&]*)", code):
         words = [w.strip("\"',[]()") for w in call.group(1).replace("=", " ").split()]

@@ -98,16 +98,16 @@ def parse_gpus(query: str) -> tuple[tuple[Gpu, ...], str]:
 def parse_topology(text: str) -> dict[tuple[int, int], str]:
     """The GPU-to-GPU cells of `nvidia-smi topo -m` ('NV18', 'SYS', 'PIX' …), by pair of GPU indices."""
     lines = [_ESCAPE.sub("", line) for line in text.split("\n")]
-    header = next((line.split() for line in lines if "GPU0" in line.split()), None)
-    if header is None:
+    at = next((i for i, line in enumerate(lines) if "GPU0" in line.split()), None)
+    if at is None:
         return {}
     columns = []
-    for word in header:  # GPU and NIC columns come first, then CPU Affinity and the rest
+    for word in lines[at].split():  # GPU and NIC columns come first, then CPU Affinity and the rest
         if not re.match(r"^(GPU|NIC)\d+$", word):
             break
         columns.append(word)
     links: dict[tuple[int, int], str] = {}
-    for line in lines:
+    for line in lines[at + 1 :]:
         cells = line.split()
         row = _GPU_COLUMN.match(cells[0]) if cells else None
         if row is None or len(cells) < len(columns) + 1:
