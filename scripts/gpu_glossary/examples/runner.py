@@ -29,10 +29,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
-from gpu_glossary.examples.blocks import MULTICAST_OFF, Example, Kind, normalize_output
+from gpu_glossary.examples.blocks import Example, Kind, normalize_output
 from gpu_glossary.examples.drift import Drift, Verdict, spread
 from gpu_glossary.examples.machine import Machine, find_nccl
 from gpu_glossary.examples.runs import Record, Runs, save_runs
+from gpu_glossary.examples.safety import MULTICAST_OFF
 
 # Set for every example and build, over whatever the caller set: multicast over NVLink can put
 # a shared host's GPUs out of service, and no example needs it.
