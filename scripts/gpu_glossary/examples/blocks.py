@@ -354,8 +354,8 @@ def find_output(lines: list[str], example: Example, fences: list[Fence]) -> Outp
     blocks: list[OutputBlock] = []
     cursor = example.fence.end_line  # index of the first line after the block above
     for fence in after:
-        label_index = next((i for i in range(cursor, len(lines)) if lines[i].strip()), None)
-        tab = _TAB.match(lines[label_index]) if label_index is not None else None
+        label_index = next((i for i in range(cursor, len(lines)) if lines[i].strip()), len(lines))
+        tab = _TAB.match(lines[label_index]) if label_index < len(lines) else None
         if (
             tab is None
             or tab.group("indent") != example.fence.indent
