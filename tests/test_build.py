@@ -1,5 +1,6 @@
 """The built site (both languages, strict build), read as files."""
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -235,9 +236,9 @@ def test_code_keeps_its_text_with_fewer_spans(site):
 
 def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(site):
     """The provenance line comes from glossary/runs.yml, localised, under each output block."""
-    from gpu_glossary.examples.model import load_runs
+    from gpu_glossary.examples.runs import load_runs
 
-    record = load_runs(ROOT).records["perf/memory-coalescing.md#coalescing"]
+    record = load_runs(ROOT).get("perf/memory-coalescing.md#coalescing", "NVIDIA H100 80GB HBM3")
     expected = {
         "perf/memory-coalescing/index.html": f"<strong>Output on {record.device}</strong> · driver {record.driver} · CUDA {record.cuda}",
         "zh/perf/memory-coalescing/index.html": f"<strong>输出来自 {record.device}</strong> · 驱动 {record.driver} · CUDA {record.cuda}",
@@ -251,8 +252,85 @@ def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(
         assert 'class="gg-run"' in html, rel
 
 
+def _record_runs_on_two_devices(project) -> None:
+    """Alpha gets an example recorded on an H100 and on 4 H200s (in tabs), beta one recorded on an
+    H100 only (a plain block), in both languages; the Chinese pages translate the comments."""
+    from gpu_glossary.examples.apply import write_outputs
+    from gpu_glossary.examples.blocks import page_examples
+    from gpu_glossary.examples.runs import Record, load_runs, save_runs
+    from gpu_glossary.page import with_source_hash
+
+    code = "import torch\n# {comment}\nprint(torch.cuda.get_device_name())"
+    for rel in ("perf/alpha.md", "perf/beta.md"):
+        for lang, comment in (("en", "Which GPU?"), ("zh", "哪块 GPU？")):
+            path = project / "glossary" / lang / rel
+            marker = "<!-- example: name=device -->\n```python\n" + code.format(comment=comment) + "\n```\n"
+            path.write_text(path.read_text(encoding="utf-8") + "\n" + marker, encoding="utf-8")
+    glossary = load_glossary(project)
+    for rel in ("perf/alpha.md", "perf/beta.md"):
+        zh = project / "glossary/zh" / rel
+        zh.write_text(with_source_hash(zh.read_text(encoding="utf-8"), glossary.source_hash_of(rel)), encoding="utf-8")
+    runs = load_runs(project)
+    common = {"compute_capability": "9.0", "driver": "580.159.04", "cuda": "13.0", "date": "2026-11-27"}
+    for rel in ("perf/alpha.md", "perf/beta.md"):
+        (example,) = page_examples(load_glossary(project).page("en", rel))[0]
+        runs.put(
+            example.id, Record(example.hash, "python3 device.py", "NVIDIA H100 80GB HBM3", stdout="H100", **common)
+        )
+        if rel == "perf/alpha.md":
+            names = ("NVIDIA H200",) * 4
+            four = Record(
+                example.hash, "x", "4× NVIDIA H200", stdout="H200", gpus=4, gpu_names=names, link="NV18", **common
+            )
+            runs.put(example.id, dataclasses.replace(four, spread=0.31))
+    save_runs(runs)
+    write_outputs(load_glossary(project), runs)
+
+
+def test_runs_on_two_devices_are_two_tabs_each_with_its_provenance_and_one_device_looks_as_before(small, browser):
+    from gpu_glossary.site.build import build_site
+    from gpu_glossary.site.serve import serve_in_background
+
+    _record_runs_on_two_devices(small)
+    build_site(small, site_dir=small / "site")
+    h100 = 'driver 580.159.04 · CUDA 13.0 · <time datetime="2026-11-27">2026-11-27</time></p>'
+    words = {
+        "": ("Output on", "NVLink NV18 all-to-all", "driver", "figures moved up to 31% between runs"),
+        "zh/": ("输出来自", "NVLink NV18 全互连", "驱动", "各次运行间数值最多相差 31%"),
+    }
+    for prefix, (output_on, link, driver, spread) in words.items():
+        alpha = (small / "site" / prefix / "perf/alpha/index.html").read_text(encoding="utf-8")
+        blocks = re.findall(
+            r'<div class="tabbed-block">(.*?)</div>\s*(?=<div class="tabbed-block">|</div>)', alpha, re.S
+        )
+        labels = re.findall(r'<label for="__tabbed_1_\d">([^<]*)</label>', alpha)
+        assert labels == ["NVIDIA H100 80GB HBM3", "4× NVIDIA H200"], prefix
+        assert len(blocks) == 2 and ">H100\n<" in blocks[0] and ">H200\n<" in blocks[1], prefix
+        assert f'<p class="gg-run"><strong>{output_on} NVIDIA H100 80GB HBM3</strong> · ' in blocks[0]
+        assert (
+            f'<p class="gg-run"><strong>{output_on} 4× NVIDIA H200</strong> · {link} · {driver} 580.159.04' in blocks[1]
+        )
+        assert f"CUDA 13.0 · {spread} · <time" in blocks[1] and alpha.count('class="gg-run"') == 2
+        beta = (small / "site" / prefix / "perf/beta/index.html").read_text(encoding="utf-8")
+        assert "tabbed-set" not in beta and beta.count('class="gg-run"') == 1
+        expected = f"<strong>{output_on} NVIDIA H100 80GB HBM3</strong> · " + h100.replace("driver", driver)
+        assert f'</code></pre></div>\n<p class="gg-run">{expected}' in beta, prefix
+    server = serve_in_background(small / "site")
+    tab = browser.new_page()
+    try:
+        tab.goto(f"http://127.0.0.1:{server.server_address[1]}/zh/perf/alpha/")
+        first, second = tab.locator(".tabbed-block").nth(0), tab.locator(".tabbed-block").nth(1)
+        assert first.is_visible() and not second.is_visible()
+        tab.click("label[for=__tabbed_1_2]")
+        assert second.is_visible() and not first.is_visible()
+        assert "4× NVIDIA H200" in second.inner_text()
+    finally:
+        tab.close()
+        server.shutdown()
+
+
 def _all_examples():
-    from gpu_glossary.examples.model import all_examples
+    from gpu_glossary.examples.blocks import all_examples
 
     return all_examples(load_glossary(ROOT).pages["en"].values())[0]
 

@@ -19,8 +19,8 @@ import pytest
 from conftest import ROOT
 
 from gpu_glossary.cache import cache_dir
-from gpu_glossary.examples.model import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
-from gpu_glossary.examples.runner import find_nvcc
+from gpu_glossary.examples.blocks import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples
+from gpu_glossary.examples.machine import find_nvcc
 from gpu_glossary.glossary import load_glossary
 
 SKIP_MARKER = "nvcc: skip"

@@ -15,22 +15,17 @@ import yaml
 from conftest import ROOT
 
 from gpu_glossary.check import run_check
-from gpu_glossary.examples.model import (
-    RUNS_FILE,
-    Record,
-    Runs,
-    load_runs,
-    normalize_output,
-    page_examples,
-    save_runs,
-    with_outputs,
-)
-from gpu_glossary.examples.runner import Machine, SetupError, preflight
+from gpu_glossary.examples.apply import with_outputs
+from gpu_glossary.examples.blocks import normalize_output, page_examples
+from gpu_glossary.examples.machine import NO_GPU, Gpu, Machine
+from gpu_glossary.examples.runner import SetupError, preflight
+from gpu_glossary.examples.runs import RUNS_FILE, Record, Runs, load_runs, save_runs
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes
 
 CLI = [sys.executable, "-m", "gpu_glossary.cli"]
+H100 = "NVIDIA H100 80GB HBM3"
 
 
 def make_page(body: str, rel: str = "perf/demo.md", lang: str = "en"):
@@ -166,6 +161,20 @@ def test_the_hash_ignores_what_comments_say_but_not_where_lines_are():
     assert hashed(translated.replace('"hi', '"ho')) != hashed(commented), "a string is code, even beside a comment"
 
 
+def test_the_hash_ignores_comments_so_a_translated_page_and_a_comment_edit_keep_their_run():
+    english = '// Print one line.\n#include <cstdio>\nint main() { printf("hi // not a comment\\n"); }  // done'
+    chinese = '// 打印一行。\n#include <cstdio>\nint main() { printf("hi // not a comment\\n"); }  // 结束'
+    (en,), _ = page_examples(make_page(fence("cuda", english)))
+    (zh,), _ = page_examples(make_page(fence("cuda", chinese), lang="zh"))
+    (edited,), _ = page_examples(make_page(fence("cuda", english.replace("hi //", "ho //"))))
+    assert en.id == zh.id and en.hash == zh.hash
+    assert edited.hash != en.hash, "a string that looks like a comment is code"
+    python = "import torch\n# the sum\nprint(torch.ones(2).sum())"
+    (a,), _ = page_examples(make_page(fence("python", python)))
+    (b,), _ = page_examples(make_page(fence("python", python.replace("# the sum", "# 求和"))))
+    assert a.hash == b.hash
+
+
 # -- the recorded-runs file -----------------------------------------------------------
 
 
@@ -173,7 +182,7 @@ def record(stdout: str, hash: str = "h") -> Record:
     return Record(
         hash=hash,
         command="./p",
-        device="NVIDIA H100 80GB HBM3",
+        device=H100,
         compute_capability="9.0",
         driver="580.159.04",
         cuda="13.0",
@@ -185,11 +194,11 @@ def record(stdout: str, hash: str = "h") -> Record:
 
 def test_runs_file_round_trips_readably(tmp_path):
     runs = Runs(path=tmp_path / RUNS_FILE)
-    runs.records["perf/a.md#x"] = record("line one\n  indented\nlast")
-    runs.records["perf/a.md#y"] = record("one line")
+    runs.put("perf/a.md#x", record("line one\n  indented\nlast"))
+    runs.put("perf/a.md#y", record("one line"))
     save_runs(runs)
     text = runs.path.read_text(encoding="utf-8")
-    assert "stdout: |-\n    line one\n      indented\n    last" in text  # a block scalar, diffable
+    assert "stdout: |-\n      line one\n        indented\n      last" in text  # a block scalar, diffable
     again = load_runs(tmp_path)
     assert again.problems == []
     assert again.records == runs.records
@@ -202,15 +211,18 @@ def test_a_broken_runs_file_is_a_located_error(tmp_path):
     problems = load_runs(tmp_path).problems
     assert problems and problems[0].path == RUNS_FILE and problems[0].line == 3
     (tmp_path / RUNS_FILE).write_text("perf/a.md#x:\n  hash: h\n", encoding="utf-8")
-    assert "lacks command" in load_runs(tmp_path).problems[0].message
+    assert "must map each device" in load_runs(tmp_path).problems[0].message
+    (tmp_path / RUNS_FILE).write_text(f"perf/a.md#x:\n  {H100}:\n    hash: h\n", encoding="utf-8")
+    (problem,) = load_runs(tmp_path).problems
+    assert problem.line == 2 and f"recorded run of 'perf/a.md#x' on {H100} lacks command" in problem.message
 
 
 def test_saving_is_atomic_and_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
     runs = Runs(path=tmp_path / RUNS_FILE)
-    runs.records["perf/a.md#x"] = record("kept")
+    runs.put("perf/a.md#x", record("kept"))
     save_runs(runs)
     before = runs.path.read_text(encoding="utf-8")
-    runs.records["perf/a.md#y"] = record("new")
+    runs.put("perf/a.md#y", record("new"))
 
     def explode(*args, **kwargs):
         raise OSError("disk full")
@@ -253,7 +265,7 @@ def demo_example(project: Path):
 
 def record_for(project: Path, stdout: str) -> None:
     runs = load_runs(project)
-    runs.records[demo_example(project).id] = record(stdout, demo_example(project).hash)
+    runs.put(demo_example(project).id, record(stdout, demo_example(project).hash))
     save_runs(runs)
 
 
@@ -323,7 +335,7 @@ def test_a_chinese_page_with_translated_comments_keeps_the_record(project):
 
 def test_a_record_no_page_uses_is_reported(project):
     runs = load_runs(project)
-    runs.records["perf/gone.md#old"] = record("x")
+    runs.put("perf/gone.md#old", record("x"))
     save_runs(runs)
     found = [str(p) for p in run_check(project) if "perf/gone.md#old" in p.message]
     assert len(found) == 1 and found[0].startswith(f"{RUNS_FILE}:") and "warning" in found[0]
@@ -352,7 +364,7 @@ def test_with_outputs_replaces_an_old_output_block():
     page = make_page(PRINTER + "\n```text\nstale\n```\n")
     runs = Runs(path=Path("unused"))
     example = page_examples(page)[0][0]
-    runs.records[example.id] = record("fresh", example.hash)
+    runs.put(example.id, record("fresh", example.hash))
     assert "```text\nfresh\n```" in with_outputs(page, runs)
     assert "stale" not in with_outputs(page, runs)
 
@@ -370,7 +382,7 @@ def test_examples_run_records_output_for_real_without_a_gpu(project):
         + fence("python", "import time\ntime.sleep(30)", "example: name=slow timeout=1"),
     )
     runs = load_runs(project)
-    runs.records["device-software/warp.md#kept"] = record("an older run of another page")
+    runs.put("device-software/warp.md#kept", record("an older run of another page"))
     save_runs(runs)
     before = set(runs.records)
     page = load_glossary(project).page("en", "perf/demo-example.md")
@@ -392,14 +404,14 @@ def test_examples_run_records_output_for_real_without_a_gpu(project):
     assert "1 ran, 2 failed" in result.stderr
     records = yaml.safe_load((project / RUNS_FILE).read_text(encoding="utf-8"))
     assert set(records) == before | {"perf/demo-example.md#hello"}, "one new run merged, no other record lost"
-    assert records["device-software/warp.md#kept"]["stdout"] == "an older run of another page"
-    assert records["perf/demo-example.md#hello"]["stdout"] == "hello\nworld"
-    assert records["perf/demo-example.md#hello"]["hash"] == demo_example(project).hash
+    assert records["device-software/warp.md#kept"][H100]["stdout"] == "an older run of another page"
+    hello = records["perf/demo-example.md#hello"][NO_GPU]
+    assert hello["stdout"] == "hello\nworld" and hello["hash"] == demo_example(project).hash and hello["gpus"] == 1
     page = (project / DEMO_PAGE.format(lang="en")).read_text(encoding="utf-8")
     assert "```text\nhello\nworld\n```" in page
     listed = subprocess.run([*CLI, "examples", "list"], cwd=project, capture_output=True, text=True)
-    assert "perf/demo-example.md#hello  [python, current]" in listed.stdout
-    assert "perf/demo-example.md#broken  [python, never run]" in listed.stdout
+    assert "perf/demo-example.md#hello  [python, 1 GPU, current]" in listed.stdout
+    assert "perf/demo-example.md#broken  [python, 1 GPU, never run]" in listed.stdout
 
 
 def test_a_cuda_example_on_a_machine_without_a_gpu_gets_a_clear_message(project):
@@ -420,7 +432,7 @@ def test_a_missing_nvcc_gets_a_clear_message():
         SetupError,
         match=r"nvcc not found .* 1 selected example\(s\) need the CUDA toolkit, e.g. perf/demo.md#example-1",
     ):
-        preflight(examples, Machine("NVIDIA H100 80GB HBM3", "9.0", "580.159.04", "", None))
+        preflight(examples, Machine((Gpu(0, H100, "9.0"),), "580.159.04", "", None))
 
 
 def test_unknown_selector_is_refused(project):
@@ -441,7 +453,7 @@ def test_every_example_in_the_glossary_has_a_current_recorded_run():
         for lang in glossary.pages
         for page in glossary.pages[lang].values()
         for e in page_examples(page)[0]
-        if runs.current(e) is None
+        if not runs.current(e)
     ]
     assert not missing, f"examples with no recorded run of their current code: {missing}"
-    assert all(r.device.startswith("NVIDIA") for r in runs.records.values())
+    assert all(r.device.startswith(("NVIDIA", "2× NVIDIA", "4× NVIDIA")) for _, r in runs.all())

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from conftest import ROOT
 
-from gpu_glossary.examples.model import load_runs
-from gpu_glossary.examples.plots import CHARTS, PlotError, chart_files, draw_roofline
+from gpu_glossary.examples.plots import CHARTS, H100, PlotError, chart_files, draw_roofline
+from gpu_glossary.examples.runs import load_runs
 
 IMAGES = ROOT / "glossary" / "images"
 
@@ -34,7 +34,7 @@ def test_each_chart_has_light_dark_and_chinese_variants_that_parse():
 
 
 def test_the_roofline_plots_every_measured_point_at_its_value():
-    record = load_runs(ROOT).records["perf/roofline-model.md#roofline"]
+    record = load_runs(ROOT).get("perf/roofline-model.md#roofline", H100)
     points = [line for line in record.stdout.split("\n") if line.startswith("point ")]
     svg = draw_roofline(record, "en")
     assert svg.count("<circle") == len(points) + 1  # and the legend's dot
@@ -43,7 +43,7 @@ def test_the_roofline_plots_every_measured_point_at_its_value():
 
 
 def test_an_output_without_the_expected_lines_is_a_clear_error():
-    record = load_runs(ROOT).records["perf/roofline-model.md#roofline"]
+    record = load_runs(ROOT).get("perf/roofline-model.md#roofline", H100)
     broken = dataclasses.replace(record, stdout="device: something else")
     with pytest.raises(PlotError, match="no memory roof"):
         draw_roofline(broken, "en")

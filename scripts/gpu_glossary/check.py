@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 from gpu_glossary import page as page_module
 from gpu_glossary import render, sanitize
 from gpu_glossary.cache import fingerprint, memoize
-from gpu_glossary.examples.model import check_examples, load_runs
+from gpu_glossary.examples.check import check_examples
+from gpu_glossary.examples.runs import load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from gpu_glossary.images.links import check_images
 from gpu_glossary.page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link

@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.check import github_annotation, group_by_severity, run_check
 from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
 from gpu_glossary.site.build import BuildError, build_site
@@ -33,6 +32,10 @@ def main() -> None:
 @main.command()
 def check() -> None:
     """Validate every page of both languages; exit 1 on any error."""
+    # Imported here: the checker needs the sanitizer's packages, which the examples commands
+    # must do without on a GPU machine that has only its image's packages.
+    from gpu_glossary.check import github_annotation, group_by_severity, run_check
+
     problems = run_check(_root())
     annotate = os.environ.get("GITHUB_ACTIONS") == "true"
     for problem in problems:
@@ -352,7 +355,7 @@ def images(mode: str, timeout: float, max_bytes: int) -> None:
 
 @main.group()
 def examples() -> None:
-    """Runnable examples: list them, run them on a GPU, write their recorded output into the pages.
+    """Runnable examples: list them, run them on GPUs, write their recorded output into the pages.
 
     A runnable example is a ```cuda block with main(), a ```python block importing torch,
     triton or cupy, or a block marked `<!-- example: … -->`; CONTRIBUTING.md has the markers.
@@ -360,7 +363,7 @@ def examples() -> None:
 
 
 def _english_examples(root: Path):
-    from gpu_glossary.examples.model import all_examples
+    from gpu_glossary.examples.blocks import all_examples
 
     glossary = load_glossary(root)
     found, problems = all_examples(glossary.pages[SOURCE_LANG].values())
@@ -369,27 +372,138 @@ def _english_examples(root: Path):
     return glossary, found
 
 
+def _load_runs_or_fail(root: Path):
+    """glossary/runs.yml, or the command stops with its located problems."""
+    from gpu_glossary.examples.runs import load_runs
+
+    runs = load_runs(root)
+    if runs.problems:
+        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    return runs
+
+
+def _select_or_fail(found: list, selectors: tuple[str, ...]) -> list:
+    from gpu_glossary.examples.runner import select
+
+    chosen, unmatched = select(found, selectors)
+    if unmatched:
+        raise click.ClickException(
+            f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them"
+        )
+    return chosen
+
+
+def _describe_run(record, current: bool) -> str:
+    from gpu_glossary.examples.runs import DRIFT_LIMIT, format_spread
+
+    if not current:
+        return f"{record.device} (earlier code)"
+    spread = ""
+    if record.spread is not None:
+        spread = f", spread {format_spread(record.spread)}" + (" > 10%" if record.spread > DRIFT_LIMIT else "")
+    return f"{record.device} ({record.date}{spread})"
+
+
 @examples.command("list")
-def examples_list() -> None:
-    """Every runnable example: page:line, id, how it is built and run, and whether its recorded run is current."""
-    from gpu_glossary.examples.model import load_runs
+@click.argument("selectors", nargs=-1)
+def examples_list(selectors: tuple[str, ...]) -> None:
+    """Every runnable example: page:line, id, GPUs it needs, how it runs, and the devices it has runs for."""
+    from gpu_glossary.examples.runs import load_runs
 
     root = _root()
     _, found = _english_examples(root)
+    chosen = _select_or_fail(found, selectors)
     runs = load_runs(root)
+    for problem in runs.problems:
+        click.echo(str(problem), err=True)
     counts = {"current": 0, "changed": 0, "never run": 0}
-    for example in found:
-        state = "current" if runs.current(example) else "changed" if example.id in runs.records else "never run"
+    for example in chosen:
+        current, older = runs.current(example), runs.older(example)
+        state = "current" if current else "changed" if older else "never run"
         counts[state] += 1
-        click.echo(f"{example.location}  {example.id}  [{example.kind}, {state}]\n    $ {example.describe()}")
-    click.echo(f"{len(found)} example(s): " + ", ".join(f"{n} {state}" for state, n in counts.items()), err=True)
+        gpus = "1 GPU" if example.gpus == 1 else f"{example.gpus}+ GPUs"
+        click.echo(f"{example.location}  {example.id}  [{example.kind}, {gpus}, {state}]\n    $ {example.describe()}")
+        if current or older:
+            described = [_describe_run(r, True) for r in current] + [_describe_run(r, False) for r in older]
+            click.echo("    runs: " + "; ".join(described))
+    click.echo(f"{len(chosen)} example(s): " + ", ".join(f"{n} {state}" for state, n in counts.items()), err=True)
+
+
+@examples.command("drift")
+@click.option("--over-limit", is_flag=True, help="Only the runs whose figures moved more than 10%.")
+def examples_drift(over_limit: bool) -> None:
+    """How far each example's figures moved between runs of its code, per device, as recorded.
+
+    Where they moved more than 10%, the page must say so next to the figure. A run without a
+    spread ran once: `examples run --compare --repeat 2` on a GPU measures it. Needs no GPU.
+    """
+    from gpu_glossary.examples.runs import DRIFT_LIMIT, format_spread
+
+    root = _root()
+    _, found = _english_examples(root)
+    runs = _load_runs_or_fail(root)
+    measured = over = unmeasured = 0
+    for example in found:
+        for record in runs.current(example):
+            if record.spread is None:
+                unmeasured += 1
+                continue
+            measured += 1
+            too_much = record.spread > DRIFT_LIMIT
+            over += too_much
+            if too_much or not over_limit:
+                note = "  (over 10%: say so next to the figure)" if too_much else ""
+                click.echo(f"{example.location}  {example.id}  {record.device}: {format_spread(record.spread)}{note}")
+    click.echo(
+        f"{measured} run(s) with a spread, {over} over 10%; {unmeasured} ran once (no spread yet)",
+        err=True,
+    )
+
+
+def _drift_report(outcomes: list) -> None:
+    """After a run: per example that ran more than once here, how far its figures moved."""
+    from gpu_glossary.examples.drift import Verdict
+    from gpu_glossary.examples.runs import DRIFT_LIMIT
+
+    measured = [o for o in outcomes if o.ok and o.drift is not None]
+    if not measured:
+        return
+    click.echo("Drift between runs of the same code on the same device (ignoring dates, PIDs, temporary paths):")
+    for outcome in measured:
+        drift = outcome.drift
+        note = ""
+        if drift.verdict == Verdict.MOVED and drift.change > DRIFT_LIMIT:
+            note = "  <- over 10%: the page must say so next to the figure"
+        elif drift.verdict == Verdict.SHAPE:
+            note = "  <- no spread recorded"
+        click.echo(f"  {outcome.example.id} on {outcome.device}: {drift}{note}")
 
 
 @examples.command("run")
 @click.argument("selectors", nargs=-1)
+@click.option(
+    "--gpus",
+    "gpu_count",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Use the first K GPUs [default: all]: an example with gpus=N sees all K (N <= K) or is skipped.",
+)
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Run again the examples whose code already has a run on this device: print how far their figures "
+    "moved and record the spread; their recorded output stays.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 10),
+    default=1,
+    show_default=True,
+    help="Run the others N times and record the first output with the spread of all N.",
+)
 @click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Compilers at once [default: one per CPU].")
 @click.option("--python", "python", default=None, help="Python for ```python examples [default: this one].")
-@click.option("--changed", is_flag=True, help="Only examples whose code has no current recorded run.")
+@click.option("--changed", is_flag=True, help="Only examples whose code has no run on this device yet.")
 @click.option(
     "--apply/--no-apply",
     "apply_outputs",
@@ -397,48 +511,47 @@ def examples_list() -> None:
     show_default=True,
     help="Write the new outputs into the pages (both languages).",
 )
-def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
-    """Compile and run examples on this machine's GPU and record what they print in glossary/runs.yml.
+def examples_run(selectors, gpu_count, compare, repeat, jobs, python, changed, apply_outputs) -> None:
+    """Compile and run examples on this machine's GPUs and record what they print in glossary/runs.yml.
 
     SELECTORS: example ids (perf/memory-coalescing.md#coalescing), pages (perf/tiling.md) or
     patterns ('perf/*'); none means every example. Examples run one at a time, after all
     are compiled; a failure is reported with its page:line and output, and the rest still run.
+    Runs are recorded per device: 'NVIDIA H100 80GB HBM3', or '4× NVIDIA H100 80GB HBM3' for a
+    multi-GPU example given 4 GPUs.
     """
     from tqdm import tqdm
 
-    from gpu_glossary.examples.model import load_runs, write_outputs
-    from gpu_glossary.examples.runner import (
-        ExampleRunner,
-        SetupError,
-        describe_machine,
-        failure_report,
-        preflight,
-        select,
-    )
+    from gpu_glossary.examples.machine import describe_machine
+    from gpu_glossary.examples.runner import ExampleRunner, SetupError, failure_report, gpus_for, plan, preflight
 
     root = _root()
     glossary, found = _english_examples(root)
-    chosen, unmatched = select(found, selectors)
-    if unmatched:
-        raise click.ClickException(
-            f"no example matches {', '.join(unmatched)}: `gpu-glossary examples list` shows them"
-        )
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
-    if changed:
-        chosen = [e for e in chosen if runs.current(e) is None]
-    if not chosen:
-        click.echo("Nothing to run: every selected example has a current recorded run.", err=True)
-        return
+    chosen = _select_or_fail(found, selectors)
+    runs = _load_runs_or_fail(root)
     machine = describe_machine()
+    if gpu_count is not None:
+        if gpu_count > len(machine.gpus):
+            raise click.ClickException(f"--gpus {gpu_count}: this machine has {len(machine.gpus)} GPU(s)")
+        machine = machine.limited_to(gpu_count)
+    if changed:
+        chosen = [
+            e for e in chosen if getattr(runs.get(e.id, machine.label(gpus_for(e, machine))), "hash", "") != e.hash
+        ]
+    chosen, skipped = plan(chosen, machine)
+    for example, reason in skipped:
+        click.echo(f"skipped {example.id}: {reason}", err=True)
     try:
-        preflight(chosen, machine)
+        preflight(chosen, machine, len(skipped))
     except SetupError as exc:
         raise click.ClickException(str(exc)) from None
+    if not chosen:
+        click.echo("Nothing to run: every selected example has a run of its code on this device.", err=True)
+        return
+    link = machine.link(len(machine.gpus))
     click.echo(
-        f"Running {len(chosen)} example(s) on {machine.device} (driver {machine.driver or 'n/a'}, "
-        f"CUDA {machine.cuda or 'n/a'})",
+        f"Running {len(chosen)} example(s) on {machine.device}{f' ({link})' if link else ''} "
+        f"(driver {machine.driver or 'n/a'}, CUDA {machine.cuda or 'n/a'})",
         err=True,
     )
     bar = tqdm(total=len(chosen), unit="example", file=sys.stderr, dynamic_ncols=True)
@@ -449,21 +562,24 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
         if not outcome.ok:
             bar.write(failure_report(outcome), file=sys.stderr)
 
-    runner = ExampleRunner(runs, machine, jobs=jobs, python=python, progress=progress)
+    runner = ExampleRunner(runs, machine, jobs=jobs, python=python, progress=progress, compare=compare, repeat=repeat)
     try:
         outcomes = runner.run(chosen, found)
     finally:
         bar.close()
+    _drift_report(outcomes)
     failed = [o for o in outcomes if not o.ok]
     seconds = sum(o.seconds for o in outcomes)
     click.echo(
-        f"{len(outcomes) - len(failed)} ran, {len(failed)} failed ({seconds:.0f} s of run time); "
-        f"records in {runs.path.relative_to(root)}",
+        f"{len(outcomes) - len(failed)} ran, {len(failed)} failed, {len(skipped)} skipped "
+        f"({seconds:.0f} s of run time); records in {runs.path.relative_to(root)}",
         err=True,
     )
     for outcome in failed:
         click.echo(f"  {outcome.example.location}: {outcome.example.id}: {outcome.status}", err=True)
     if apply_outputs:
+        from gpu_glossary.examples.apply import write_outputs
+
         for path in write_outputs(load_glossary(root), runs):
             click.echo(f"output written: {path}", err=True)
     sys.exit(1 if failed else 0)
@@ -471,13 +587,14 @@ def examples_run(selectors, jobs, python, changed, apply_outputs) -> None:
 
 @examples.command("apply")
 def examples_apply() -> None:
-    """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine)."""
-    from gpu_glossary.examples.model import load_runs, write_outputs
+    """Write each example's recorded output under it, in both languages (after copying runs.yml from a GPU machine).
+
+    One device's run is one ```text block; several devices' runs are one tab per device.
+    """
+    from gpu_glossary.examples.apply import write_outputs
 
     root = _root()
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     changed = write_outputs(load_glossary(root), runs)
     for path in changed:
         click.echo(f"output written: {path}")
@@ -486,33 +603,37 @@ def examples_apply() -> None:
 
 @examples.command("prune")
 def examples_prune() -> None:
-    """Remove recorded runs that belong to no example on any page."""
-    from gpu_glossary.examples.model import load_runs, save_runs
+    """Remove recorded runs of examples that no page has, and runs of earlier code on devices
+    where the example has not run since (while other devices have run its current code)."""
+    from gpu_glossary.examples.runs import save_runs
 
     root = _root()
     _, found = _english_examples(root)
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
-    orphans = sorted(set(runs.records) - {e.id for e in found})
-    for example_id in orphans:
-        del runs.records[example_id]
-        click.echo(f"removed {example_id}")
-    if orphans:
+    runs = _load_runs_or_fail(root)
+    by_id = {e.id: e for e in found}
+    removed = []
+    for example_id in sorted(runs.records):
+        example = by_id.get(example_id)
+        if example is None:
+            removed += [(example_id, device) for device in runs.records.pop(example_id)]
+        elif runs.current(example):
+            for record in runs.older(example):
+                del runs.records[example_id][record.device]
+                removed.append((example_id, record.device))
+    for example_id, device in removed:
+        click.echo(f"removed {example_id} on {device}")
+    if removed:
         save_runs(runs)
-    click.echo(f"{len(orphans)} record(s) removed", err=True)
+    click.echo(f"{len(removed)} record(s) removed", err=True)
 
 
 @main.command()
 def plots() -> None:
     """Redraw the charts made from recorded runs (measured roofline, wave quantization) in glossary/images/."""
-    from gpu_glossary.examples.model import load_runs
     from gpu_glossary.examples.plots import PlotError, write_charts
 
     root = _root()
-    runs = load_runs(root)
-    if runs.problems:
-        raise click.ClickException("\n".join(str(p) for p in runs.problems))
+    runs = _load_runs_or_fail(root)
     try:
         written = write_charts(root / "glossary" / "images", runs)
     except PlotError as exc:

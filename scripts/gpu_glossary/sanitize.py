@@ -29,7 +29,7 @@ from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.page import Page, Problem, mask_inline_code
 
 # What Markdown, our extensions, footnotes, tables, code highlighting, math, admonitions,
-# details, md_in_html and the recorded-output lines produce, and nothing else.
+# details, content tabs, md_in_html and the recorded-output lines produce, and nothing else.
 ALLOWED_TAGS = frozenset(
     {
         "a",
@@ -61,8 +61,10 @@ ALLOWED_TAGS = frozenset(
         "hr",
         "i",
         "img",
+        "input",
         "ins",
         "kbd",
+        "label",
         "li",
         "mark",
         "ol",
@@ -95,6 +97,10 @@ ALLOWED_ATTRIBUTES = {
     "a": {"href", "name", "data-gg-title", "data-gg-summary"},  # name: code line anchors
     "h2": {"data-search-exclude"},  # Material's search skips the section (Referenced by, A-Z letters)
     "img": {"src", "alt", "width", "height"},
+    # Content tabs (pymdownx.tabbed): radio buttons and their labels, switched by the theme's CSS.
+    "input": {"type", "name", "checked"},
+    "label": {"for"},
+    "div": {"data-tabs"},
     "td": {"align", "colspan", "rowspan"},  # align: table column alignment
     "th": {"align", "colspan", "rowspan", "scope"},
     "ol": {"start", "reversed", "type"},
@@ -114,13 +120,16 @@ URL_ATTRIBUTES = frozenset({"href", "src", "cite"})
 # `//host/x` (or `/\host`, which browsers read alike) leaves the site like an absolute URL.
 _PROTOCOL_RELATIVE = re.compile(r"^[\x00-\x20]*[/\\]{2}")
 # Material's own elements have ids like `__config` and `__search`; a page element with such
-# an id would shadow them (DOM clobbering). Code highlighting's line anchors are the exception.
-_RESERVED_ID = re.compile(r"^__(?!(?:codelineno|span)-\d+-\d+$)")
+# an id would shadow them (DOM clobbering). Code highlighting's line anchors and content tabs'
+# radio buttons are the exceptions.
+_RESERVED_ID = re.compile(r"^__(?!(?:codelineno|span)-\d+-\d+$|tabbed_\d+(?:_\d+)?$)")
 _MARKUP = re.compile(r"<[A-Za-z!/?]|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
 def _filter(tag: str, attribute: str, value: str) -> str | None:
     if attribute in ("id", "name") and _RESERVED_ID.match(value):
+        return None
+    if tag == "input" and attribute == "type" and value != "radio":
         return None
     if attribute in URL_ATTRIBUTES and _PROTOCOL_RELATIVE.match(value):
         return None
@@ -135,6 +144,7 @@ def sanitize(html: str) -> str:
         attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()},
         url_schemes=set(URL_SCHEMES),
         attribute_filter=_filter,
+        set_tag_attribute_values={"input": {"type": "radio"}},  # a content tab's switch, never a form field
         link_rel=None,
         strip_comments=True,
     )

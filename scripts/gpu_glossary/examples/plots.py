@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from gpu_glossary.examples.model import Record, Runs
+from gpu_glossary.examples.runs import Record, Runs
 from gpu_glossary.images.links import make_dark_svg
 
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
@@ -33,6 +33,7 @@ class PlotError(ValueError):
 class Chart:
     name: str  # glossary/images/<name>.svg
     example_id: str
+    device: str  # whose recorded run it draws
     draw: Callable[[Record, str], str]  # (record, lang) -> light SVG
 
 
@@ -252,9 +253,10 @@ def draw_waves(record: Record, lang: str) -> str:
     return canvas.svg()
 
 
+H100 = "NVIDIA H100 80GB HBM3"
 CHARTS = (
-    Chart("roofline-h100-measured", "perf/roofline-model.md#roofline", draw_roofline),
-    Chart("wave-quantization-h100-measured", "perf/wave-quantization.md#waves", draw_waves),
+    Chart("roofline-h100-measured", "perf/roofline-model.md#roofline", H100, draw_roofline),
+    Chart("wave-quantization-h100-measured", "perf/wave-quantization.md#waves", H100, draw_waves),
 )
 
 
@@ -262,9 +264,9 @@ def chart_files(runs: Runs) -> dict[str, str]:
     """Every chart variant's file name (light, dark, Chinese) and SVG text, from the recorded runs."""
     files: dict[str, str] = {}
     for chart in CHARTS:
-        record = runs.records.get(chart.example_id)
+        record = runs.get(chart.example_id, chart.device)
         if record is None:
-            raise PlotError(f"{chart.name}: no recorded run of {chart.example_id}")
+            raise PlotError(f"{chart.name}: no recorded run of {chart.example_id} on {chart.device}")
         for lang, suffix in (("en", ""), ("zh", ".zh")):
             try:
                 light = chart.draw(record, lang)
