@@ -14,6 +14,7 @@ from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, parse_page
 from gpu_glossary.render import Renderer
 from gpu_glossary.translate.checks import (
+    ReplyRejected,
     chinese_share,
     clean_reply,
     markup_differences,
@@ -112,11 +113,11 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
 def test_restore_refuses_missing_repeated_and_invented_placeholders():
     protected = ProtectedText()
     text = protected.protect("Run `a` and `b`.")
-    with pytest.raises(ValueError, match=r"inline code ⟦P1⟧ \('`b`'\) is missing"):
+    with pytest.raises(ReplyRejected, match=r"inline code ⟦P1⟧ \('`b`'\) is missing"):
         protected.restore(text.replace("⟦P1⟧", ""))
-    with pytest.raises(ValueError, match="appears 2 times"):
+    with pytest.raises(ReplyRejected, match="appears 2 times"):
         protected.restore(text + "⟦P0⟧")
-    with pytest.raises(ValueError, match="unknown placeholders ⟦P9⟧"):
+    with pytest.raises(ReplyRejected, match="unknown placeholders ⟦P9⟧"):
         protected.restore(text + "⟦P9⟧")
 
 

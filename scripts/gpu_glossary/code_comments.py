@@ -9,7 +9,7 @@ lexer knows that where a regular expression guesses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
@@ -45,11 +45,12 @@ def _lexer(lang: str) -> Lexer | None:
         return None
 
 
-def _tokens(code: str, lang: str) -> list[tuple[_TokenType, str]]:
+@lru_cache(maxsize=1024)  # a block is compared with each reply that translates it
+def _tokens(code: str, lang: str) -> tuple[tuple[_TokenType, str], ...]:
     lexer = _lexer(lang)
     if lexer is None:
-        return [(Text, code)]  # not a commented language: one token of code
-    return list(lexer.get_tokens(code))
+        return ((Text, code),)  # not a commented language: one token of code
+    return tuple(lexer.get_tokens(code))
 
 
 def comments(code: str, lang: str) -> list[CodeComment]:
@@ -83,6 +84,8 @@ def without_comments(code: str, lang: str) -> str:
 
 def first_code_difference(expected: str, got: str, lang: str) -> str | None:
     """None when two blocks are the same code once comments are removed; else where they differ."""
+    if expected == got:
+        return None
     a, b = without_comments(expected, lang).split("\n"), without_comments(got, lang).split("\n")
     for number, (left, right) in enumerate(zip(a, b, strict=False), start=1):
         if left != right:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpu_glossary.translate.checks import ReplyRejected
+
 PLACEHOLDER = re.compile(r"⟦P(\d+)⟧")
 
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
@@ -134,7 +136,7 @@ class ProtectedText:
         return PLACEHOLDER.sub(piece, text)
 
     def restore(self, text: str) -> str:
-        """Put every piece back; raise ValueError naming what the reply lost, repeated or invented."""
+        """Put every piece back; raise ReplyRejected naming what the reply lost, repeated or invented."""
         found = [int(n) for n in PLACEHOLDER.findall(text)]
         problems = []
         for number, piece in enumerate(self.pieces):
@@ -147,7 +149,7 @@ class ProtectedText:
         if invented:
             problems.append("unknown placeholders " + ", ".join(f"⟦P{n}⟧" for n in invented))
         if problems:
-            raise ValueError("; ".join(problems))
+            raise ReplyRejected(problems)
         return PLACEHOLDER.sub(lambda m: self.pieces[int(m.group(1))].text, text)
 
 
