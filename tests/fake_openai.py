@@ -66,6 +66,8 @@ BEHAVIOURS = (
     "avoided_variant",
     "brackets",
     "duplicate_title",
+    "split_comment",
+    "english_comments",
     # replies that are not chat completions, and transports that never finish
     "html_200",
     "html_200_as_json",
@@ -338,6 +340,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, messages: list[dict], record: dict) -> None:
         prompt = next((m["content"] for m in messages if m["role"] == "user"), "")
+        self._prompt = prompt
         document = page_document(prompt)
         behaviour = self.server.behaviour_for(document)
         record["behaviour"] = behaviour
@@ -389,6 +392,14 @@ class _Handler(BaseHTTPRequestHandler):
             return re.sub(r"\]\(⟦P\d+⟧\)", "](https://evil.example/)", reply, count=1), "stop"
         return self._faulty(behaviour, reply), "stop"
 
+    def _comments_left_english(self, reply: str) -> str:
+        """The translation, but with each comment of a code block as the English had it."""
+        document = page_document(self._prompt)
+        english = dict(re.findall(r"(⟦P\d+⟧)([^⟦\n]*[A-Za-z][^⟦\n]*)$", document, re.M))
+        return re.sub(
+            r"(⟦P\d+⟧)([^⟦\n]+)$", lambda m: m.group(1) + english.get(m.group(1), m.group(2)), reply, flags=re.M
+        )
+
     def _faulty(self, behaviour: str, reply: str) -> str:
         """A reply with one of the faults the translation gate refuses."""
         faults = {
@@ -411,6 +422,9 @@ class _Handler(BaseHTTPRequestHandler):
             "duplicate_title": lambda: _with_title(reply, self.server.title),
             "avoided_variant": lambda: _on_prose_lines(reply, lambda line: line + self.server.variant, count=1),
             "brackets": lambda: _on_prose_lines(reply, lambda line: line + "[" * 20000, count=1),
+            # a comment's words broken over two lines: the second is no longer a comment
+            "split_comment": lambda: re.sub(r"(⟧[^⟦\n]+?) ", r"\1\n", reply, count=1),
+            "english_comments": lambda: self._comments_left_english(reply),
         }
         return faults[behaviour]() if behaviour in faults else reply
 

@@ -53,3 +53,8 @@ def test_blocks_without_comments_are_compared_whole():
     assert comments("mov.u32 %r1, 1; // x", "ptx") == []
     assert first_code_difference("a\nb", "a\nc", "text") == "code line 2 (comments removed) is 'c', expected 'b'"
     assert first_code_difference("a\nb", "a\nb\nc", "text") == "3 line(s) of code once comments are removed, expected 2"
+
+
+def test_a_comment_on_the_last_line_is_a_comment_without_a_line_break_after_it():
+    assert [c.text for c in comments("int x;\n// the end", "cpp")] == ["// the end"]
+    assert first_code_difference("int x;\n// the end", "int x;\n// 结束", "cpp") is None

@@ -20,6 +20,7 @@ from conftest import ROOT, copy_project, on_a_thread_of_its_own
 from fake_openai import FakeOpenAI, page_document
 
 from gpu_glossary.check import run_check
+from gpu_glossary.code_comments import comments, first_code_difference
 from gpu_glossary.cli import main as cli_main
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
@@ -504,6 +505,78 @@ def test_an_interrupted_run_leaves_pages_whole_and_resumes(project, server):
     assert sorted(p["path"] for p in report["pages"]) == [f"glossary/zh/{rel}" for rel in hanging]
     assert report["totals"]["failed"] == 0
     assert {load_glossary(project).translation_status("zh", rel) for rel in rels} == {"current"}
+
+
+# -- code comments --------------------------------------------------------------------------
+def with_english_comments(project: Path, rel: str) -> bytes:
+    """The Chinese page with its code blocks as the English page has them (comments in English);
+    returns its bytes. The page stays current: its English page did not change."""
+    glossary = load_glossary(project)
+    english, chinese = glossary.page("en", rel), glossary.page("zh", rel)
+    lines = chinese.text.split("\n")
+    for theirs, ours in reversed(list(zip(english.fences(), chinese.fences(), strict=True))):
+        lines[ours.line : ours.end_line - 1] = [
+            ours.indent + line if line else line for line in theirs.code.split("\n")
+        ]
+    zh(project, rel).write_text("\n".join(lines), encoding="utf-8")
+    return zh(project, rel).read_bytes()
+
+
+def prose_and_front_matter(page) -> list[str]:
+    return page.text[: len(page.text) - len(page.body)].split("\n") + [
+        line for _, line, in_code in page.body_lines() if not in_code
+    ]
+
+
+def test_new_translations_translate_code_comments_and_keep_the_code(project, server):
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    glossary = load_glossary(project)
+    pairs = list(zip(glossary.page("en", OCCUPANCY).fences(), glossary.page("zh", OCCUPANCY).fences(), strict=True))
+    translated = [c.text for _, ours in pairs for c in comments(ours.code, ours.lang)]
+    assert translated and all(re.search(r"[\u4e00-\u9fff]", text) for text in translated if len(text) > 12)
+    assert all(first_code_difference(theirs.code, ours.code, theirs.lang) is None for theirs, ours in pairs)
+
+
+def test_comments_of_current_pages_are_translated_without_touching_their_prose(project, server):
+    with_english_comments(project, KERNEL)
+    before = load_glossary(project).page("zh", KERNEL)
+    english_comments = [c.text for f in before.fences() for c in comments(f.code, f.lang)]
+    result = translate(project, server, "--comments", f"glossary/zh/{KERNEL}", "--report", "report.json")
+    assert result.returncode == 0, result.stdout
+    sent = [page_document(r["body"]["messages"][1]["content"]) for r in server.chat_requests()]
+    words = [re.sub(r"⟦P\d+⟧", "", line) for document in sent for line in document.split("\n")]
+    assert sent and all(text in "".join(english_comments) for text in words)  # comments' words and nothing else
+    after = load_glossary(project).page("zh", KERNEL)
+    assert prose_and_front_matter(after) == prose_and_front_matter(before)  # byte for byte, hashes included
+    assert load_glossary(project).translation_status("zh", KERNEL) == "current"
+    now = [c.text for f in after.fences() for c in comments(f.code, f.lang)]
+    assert now != english_comments and all(re.search(r"[\u4e00-\u9fff]", t) for t in now if len(t) > 12)
+    english = load_glossary(project).page("en", KERNEL)
+    assert all(
+        first_code_difference(a.code, b.code, a.lang) is None
+        for a, b in zip(english.fences(), after.fences(), strict=True)
+    )
+    assert not [p for p in run_check(project) if p.severity == "error" and p.path.endswith(KERNEL)]
+    assert report_of(project)["pages"][0]["reason"] == "comments"
+    first = len(server.chat_requests())
+    assert translate(project, server, "--comments", f"glossary/zh/{KERNEL}").returncode == 0
+    assert len(server.chat_requests()) == first  # nothing left in English: nothing sent
+
+
+@pytest.mark.parametrize(
+    "behaviour, reason",
+    [
+        ("split_comment", "code block 1 differs from the English"),
+        ("english_comments", "a code comment is still English"),
+    ],
+)
+def test_comments_that_break_the_code_or_stay_english_are_refused(project, server, behaviour, reason):
+    old = with_english_comments(project, KERNEL)
+    server.default = behaviour
+    result = translate(project, server, "--comments", f"glossary/zh/{KERNEL}", "--retries", "1")
+    assert result.returncode == 1 and reason in result.stdout, result.stdout
+    assert zh(project, KERNEL).read_bytes() == old
 
 
 # -- chunks, the pool and section-level updates ------------------------------------------

@@ -2,6 +2,7 @@
 
 import asyncio
 import datetime
+import re
 import email.utils
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
         "admonition marker",
         "HTML tag",
         "HTML comment",
-        "code block",
+        "code",
         "math",
         "link definition",
     }
@@ -108,6 +109,29 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
     ):
         assert secret not in text, secret
     assert '"Careful"' in text and "Divergence" in text  # prose stays translatable
+
+
+def test_code_comments_are_sent_to_be_translated_and_the_code_comes_back_byte_for_byte():
+    text = (
+        "Text.\n\n```cuda\n#include <cstdio>  // headers\n/* two\n   lines */\n"
+        'int x = 1;  // "// string"\nputs("// not a comment");\n```\n\n'
+        "```text\n// output, copied as it is\n```\n"
+    )
+    protected = ProtectedText()
+    sent = protected.protect(text)
+    assert re.findall(r"⟧([^⟦\n]+)", sent) == [
+        "headers",
+        "two",
+        "lines",
+        '"// string"',
+    ]
+    assert "not a comment" not in sent and "output, copied" not in sent and "#include" not in sent
+    translated = sent.replace("headers", "头文件").replace("⟧two", "⟧两").replace("⟧lines", "⟧行")
+    restored = protected.restore(translated)
+    assert "#include <cstdio>  // 头文件\n/* 两\n   行 */" in restored
+    assert [f.code for f in english_page("---\ntitle: a\nsummary: b\n---\n" + restored).fences()][1] == (
+        "// output, copied as it is"
+    )
 
 
 def test_restore_refuses_missing_repeated_and_invented_placeholders():

@@ -8,6 +8,7 @@ lexer knows that where a regular expression guesses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -50,7 +51,12 @@ def _tokens(code: str, lang: str) -> tuple[tuple[_TokenType, str], ...]:
     lexer = _lexer(lang)
     if lexer is None:
         return ((Text, code),)  # not a commented language: one token of code
-    return tuple(lexer.get_tokens(code))
+    if code.endswith("\n"):
+        return tuple(lexer.get_tokens(code))
+    # A line comment is only one when a line break ends it (C's lexer): lex with one, then take it off.
+    tokens = list(lexer.get_tokens(code + "\n"))
+    token, value = tokens.pop()
+    return tuple(tokens + ([(token, value[:-1])] if value[:-1] else []))
 
 
 def comments(code: str, lang: str) -> list[CodeComment]:
@@ -93,3 +99,28 @@ def first_code_difference(expected: str, got: str, lang: str) -> str | None:
     if len(a) != len(b):
         return f"{len(b)} line(s) of code once comments are removed, expected {len(a)}"
     return None
+
+
+_MARKER = re.compile(r"^[ \t]*(?:/\*+|\*+(?!/)|//+!?|#+)?[ \t]*")
+_CLOSING = re.compile(r"[ \t]*(?:\*+/)?[ \t]*$")
+_WORDY = re.compile(r"[A-Za-z\u3400-\u9fff]")
+
+
+def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) offsets in `code` of the words of each comment line: what a translation
+    translates, without the comment's markers (`//`, `#`, `/*`, `*/`, a leading `*`) or the
+    spaces around them; lines of a comment without a letter (`// ---`) are left out."""
+    spans = []
+    offset = 0
+    for token, value in _tokens(code, lang):
+        if _is_comment(token):
+            start = offset
+            for line in value.split("\n"):
+                words = line[len(_MARKER.match(line).group(0)) :]
+                words = words[: len(words) - len(_CLOSING.search(words).group(0))]
+                if _WORDY.search(words):
+                    begin = start + len(line) - len(line[len(_MARKER.match(line).group(0)) :])
+                    spans.append((begin, begin + len(words)))
+                start += len(line) + 1
+        offset += len(value)
+    return spans

@@ -174,6 +174,7 @@ class PagePlan:
     protected: list[tuple[str, ProtectedText]]  # each part's English with its placeholders
     front_matter: str  # the English title, summary and aliases, as sent with the first part
     chunks: list[Chunk] = field(default_factory=list)
+    kept_front_matter: str | None = None  # the page's own front matter, kept as it is (translate --comments)
 
     @property
     def weights(self) -> list[int]:
@@ -222,7 +223,7 @@ class PagePlan:
         return Chunk(self, indices, english, document, request, protected, len(document))
 
     def assemble(self, model: str, source_hash: str) -> str:
-        """The whole Chinese page from kept parts and checked replies; ValueError if a reply cannot be restored."""
+        """The whole Chinese page from kept parts and checked replies; ReplyRejected if a reply cannot be restored."""
         meta = translatable_meta(self.previous) if self.previous is not None else {}
         starts = {chunk.parts[0]: chunk for chunk in self.chunks}
         pieces = []
@@ -233,6 +234,8 @@ class PagePlan:
                 translated_meta, body = starts[index].restored()
                 meta = translated_meta if starts[index].first else meta
                 pieces.append(body)
+        if self.kept_front_matter is not None:
+            return self.kept_front_matter + "".join(pieces)
         return compose_page(self.english, meta, "".join(pieces), model, source_hash, section_hashes(self.english))
 
 

@@ -24,6 +24,7 @@ from gpu_glossary.translate.translator import (
     estimate_jobs,
     orphans,
     run_jobs,
+    select_comment_jobs,
     select_jobs,
     totals,
     unmatched_patterns,
@@ -60,7 +61,10 @@ def run_translate(root: Path, settings: Settings, options: Selection) -> int:
         raise click.ClickException(
             f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})"
         )
-    jobs = select_jobs(glossary, options.patterns, options.force)
+    if options.comments_only:
+        jobs = select_comment_jobs(glossary, options.patterns)
+    else:
+        jobs = select_jobs(glossary, options.patterns, options.force)
     in_scope = len(select_jobs(glossary, options.patterns, force=True))
     if options.check:
         for job in jobs:

@@ -60,6 +60,7 @@ _URL = re.compile(r"https?://[^\s)>\]]+|www\.[^\s)>\]]+")
 _ATTRIBUTE_LIST = re.compile(r"\{[ \t]*[:#.][^}\n]*\}")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<!--.*?-->")
 _LINK_LABEL = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")  # quoted English (an error message) may stay English
 _GLOSS = re.compile(r"[（(][^（）()\n]{1,60}[）)]")  # 中文术语（English term）: the prompt asks for it
 _FOOTNOTE = re.compile(r"\[\^[^\]]*\]")
 _LIST_MARKER = re.compile(r"^[ \t]*\d+[.)][ \t]")
@@ -239,6 +240,16 @@ def script_problems(english: Page, reply: Page, text: str) -> list[str]:
     return problems
 
 
+def comment_problems(english: Page, reply: Page) -> list[str]:
+    """Comments of the reply's code still in English: each comment of three English words or more
+    is translated (a reply's own comments; comments kept from an older translation are not judged)."""
+    for expected, got in zip(english.fences(), reply.fences(), strict=False):
+        for before, after in zip(comments(expected.code, expected.lang), comments(got.code, got.lang), strict=False):
+            if len(_WORD.findall(before.text)) >= MIN_WORDS_FOR_A_CHINESE_BLOCK and not HAN.search(after.text):
+                return [f"a code comment is still English ({after.text[:60]!r}): translate the words of every comment"]
+    return []
+
+
 def _blocks(page: Page) -> list[tuple[int, int, str]]:
     """(first line, last line, text) of each block of the body."""
     spans = []
@@ -257,7 +268,7 @@ def _english_blocks(english: Page, reply: Page):
     if len(theirs) != len(ours):
         return
     prose_of = {number: text for number, text in _prose(reply)}
-    english_prose = {number: _HTML_TAG.sub(" ", text) for number, text in english.prose_lines()}
+    english_prose = {number: _QUOTED.sub(" ", _HTML_TAG.sub(" ", text)) for number, text in english.prose_lines()}
     for (a1, a2, _), (b1, b2, block) in zip(theirs, ours, strict=True):
         words = sum(len(_WORD.findall(_LINK_LABEL.sub(" ", english_prose.get(n, "")))) for n in range(a1, a2 + 1))
         text = " ".join(_URL.sub(" ", prose_of.get(n, "")) for n in range(b1, b2 + 1))
@@ -298,7 +309,10 @@ class Gate:
                 either.add(chinese.title.casefold())
                 zh_aliases = chinese.meta.get("aliases")
                 either |= {str(a).casefold() for a in zh_aliases} if isinstance(zh_aliases, list) else set()
-            names[rel] = ({_stem(n) for n in english} | english, {n for n in either if len(n) > 1})  # 簇 alone names nothing
+            names[rel] = (
+                {_stem(n) for n in english} | english,
+                {n for n in either if len(n) > 1},
+            )  # 簇 alone names nothing
         return names
 
     # -- per chunk and per page ----------------------------------------------------------
@@ -318,6 +332,17 @@ class Gate:
             if title and rel != reply.rel and other.title.casefold() == title:
                 problems.append(f"the title '{reply.title}' is the title of {other.display_path}: choose another")
         return problems
+
+    def comment_page_problems(self, english: Page, translation: Page) -> list[str]:
+        """A page whose comments alone were translated (translate --comments): its prose is kept as
+        it was, so only what the comments can break is judged: limits, code, the checker's rules."""
+        excess = page_limits.excesses(translation.text)
+        if excess:
+            return [f"line {e.line}: {e.message}" for e in excess]
+        checked = check.translation_problems(self.glossary, translation, self.terminology)
+        return self.code_problems(english, translation) + [
+            f"line {p.line}: {p.message}" for p in checked if p.severity == "error"
+        ]
 
     def page_problems(self, english: Page, translation: Page) -> list[str]:
         """The whole page, as it would be written: everything `gpu-glossary check` says of it,

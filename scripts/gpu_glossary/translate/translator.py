@@ -30,8 +30,9 @@ from gpu_glossary.render import Renderer
 from gpu_glossary.terminology import Terminology
 from gpu_glossary.translate.checks import ReplyRejected, markup_differences
 from gpu_glossary.translate.chunks import Chunk, PagePlan, chunk_size, plan_page
+from gpu_glossary.translate.comments import plan_comments, untranslated_blocks
 from gpu_glossary.translate.defaults import Settings
-from gpu_glossary.translate.gate import Gate
+from gpu_glossary.translate.gate import Gate, comment_problems
 from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.translate.prompt import retry_note, system_message
 
@@ -48,7 +49,7 @@ class FatalAPIError(RuntimeError):
 @dataclass
 class Job:
     rel: str
-    reason: str  # "missing", "stale" or "forced"
+    reason: str  # "missing", "stale", "forced" or "comments" (translate --comments)
     english: Page
     previous: Page | None
 
@@ -85,6 +86,18 @@ def select_jobs(glossary: Glossary, patterns: list[str], force: bool) -> list[Jo
     return jobs
 
 
+def select_comment_jobs(glossary: Glossary, patterns: list[str]) -> list[Job]:
+    """Current Chinese pages whose code still has comments of the English page (translate --comments)."""
+    jobs = []
+    for rel, english in sorted(glossary.pages[SOURCE_LANG].items()):
+        if patterns and not any(_matches(rel, pattern, glossary) for pattern in patterns):
+            continue
+        chinese = glossary.page(TARGET_LANG, rel)
+        if glossary.translation_status(TARGET_LANG, rel) == "current" and untranslated_blocks(english, chinese):
+            jobs.append(Job(rel, "comments", english, chinese))
+    return jobs
+
+
 def _matches(rel: str, pattern: str, glossary: Glossary) -> bool:
     pattern = pattern.replace("\\", "/")
     candidates = [rel, f"glossary/{SOURCE_LANG}/{rel}", f"glossary/{TARGET_LANG}/{rel}"]
@@ -115,7 +128,12 @@ def estimate_tokens(text: str) -> int:
 
 def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]:
     """Each job's parts to keep and to send, cut into chunks of the run's chunk size (returned too)."""
-    plans = [plan_page(job.english, job.previous if job.reason == "stale" else None) for job in jobs]
+    plans = [
+        plan_comments(job.english, job.previous)
+        if job.reason == "comments"
+        else plan_page(job.english, job.previous if job.reason == "stale" else None)
+        for job in jobs
+    ]
     size = chunk_size(sum(plan.to_send for plan in plans), settings.concurrency, settings.max_chars)
     for plan in plans:
         plan.cut(size)
@@ -259,7 +277,10 @@ class Translator:
         self.progress = progress
         self.stop_at = asyncio.get_running_loop().time() + self.settings.run_timeout
         plans, self.chunk_size = plan_jobs(jobs, self.settings)
-        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs, strict=True)]
+        pages = [
+            _PageRun(plan, job, Outcome(job.rel, job.reason), sent_whole=job.reason == "comments")  # never its prose
+            for plan, job in zip(plans, jobs, strict=True)
+        ]
         work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
         self.chunks_total = len(work)
         self._report()
@@ -360,10 +381,16 @@ class Translator:
         excess = excesses(chunk.restored_text(reply))
         if excess:
             return [excess_.message for excess_ in excess]
+        english_part, reply_part = chunk.pages(reply)
+        problems = self.gate.code_problems(english_part, reply_part)
+        if problems:
+            return problems
         problems = markup_differences(chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer))
         if problems:  # its rendered HTML must match the English chunk's but for text
             return problems
-        return self.gate.text_problems(*chunk.pages(reply), whole_english=english)
+        return self.gate.text_problems(english_part, reply_part, whole_english=english) + comment_problems(
+            english_part, reply_part
+        )
 
     async def _chat(self, messages: list[dict], page: _PageRun, rank: int) -> tuple[str, str]:
         """One completion through the limiter, retrying what may pass on a later try."""
@@ -452,7 +479,10 @@ class Translator:
         # The image step picks the Chinese variant of each diagram, where one exists.
         text, _ = fix_text(self.glossary, parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG))
         written = parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG)
-        problems = self.gate.page_problems(page.job.english, written)
+        if page.job.reason == "comments":
+            problems = self.gate.comment_page_problems(page.job.english, written)
+        else:
+            problems = self.gate.page_problems(page.job.english, written)
         if problems and not page.sent_whole:
             return self._send_whole(page, problems)
         if problems:
