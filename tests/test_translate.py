@@ -20,8 +20,8 @@ from conftest import ROOT, copy_project, on_a_thread_of_its_own
 from fake_openai import FakeOpenAI, page_document
 
 from gpu_glossary.check import run_check
-from gpu_glossary.code_comments import comments, first_code_difference
 from gpu_glossary.cli import main as cli_main
+from gpu_glossary.code_comments import comments, first_code_difference
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
 from gpu_glossary.render import Renderer

@@ -2,8 +2,8 @@
 
 import asyncio
 import datetime
-import re
 import email.utils
+import re
 from pathlib import Path
 
 import pytest
