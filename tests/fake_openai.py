@@ -25,7 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PLACEHOLDER = re.compile(r"(⟦P\d+⟧)")
 CJK = re.compile(r"[\u3400-\u9fff]")
-PROSE_LINE = re.compile(r"(?m)^(?![ \t]*(?:⟦P\d+⟧[ \t]*$|---|[a-z_]+:|#|\||-|\d+\.|!!!|>))(?=.*[\u4e00-\u9fff]).+$")
+# A line of translated prose: not a code comment (after a placeholder), front matter, heading, table, list or quote.
+PROSE_LINE = re.compile(r"(?m)^(?![ \t]*(?:⟦P|---|[a-z_]+:|#|\||-|\d+\.|!!!|>))(?=.*[\u4e00-\u9fff]).+$")
 NEW_TEXT = "=== New English text ===\n"
 OLD_TEXT = "\n\n=== Existing Chinese translation ==="
 WORD = re.compile(r"(?<!\w)[A-Za-z][A-Za-z'’-]*(?!\w)")  # not glued to digits: H100, sm_90 stay

@@ -537,3 +537,33 @@ def test_a_reply_to_an_indented_block_keeps_its_indent():
     page = parse_translation(plan.assemble("m", "abc"), "perf/x.md")
     assert structure_problems(english, page) == []
     assert split_blocks(page)[1][2].startswith("    ") and split_blocks(page)[1][:2] == split_blocks(chinese)[1][:2]
+
+
+@pytest.mark.parametrize(
+    "english, chinese, problem",
+    [
+        ("It moves 1,024 bytes at 2.19 million ops.", "它以 219 万次操作移动 1024 字节。", None),
+        ("Two GPUs in June, 2 links.", "6 月里 2 个 GPU，两条链路。", None),  # words may become digits
+        ("0.546, 1.093 and 2.186 million cycles", "54.6 万、109.3 万和 218.6 万个周期", None),
+        ("1. First\n2. Second\n", "1. 第一\n2. 第二\n", None),  # list markers are not numbers
+        ("600 GB/s on 2 GPUs", "601 GB/s，2 个 GPU", "adds 601"),
+        ("600 GB/s on 2 GPUs", "600 GB/s，3 个 GPU", "adds 3"),
+        ("It holds 0 or 64 warps.", "它容纳 0 或 64000 个线程束。", "adds 64000"),
+        ("H100 has 132 SMs", "H100 有 13 个 SM", "loses 132"),
+    ],
+)
+def test_numbers_are_compared_as_a_multiset_with_the_normalisations_chinese_needs(english, chinese, problem):
+    from gpu_glossary.translate.gate import number_problems
+
+    problems = number_problems(english, chinese)
+    assert (problems == []) if problem is None else any(problem in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("线程束与线程块", ""), ("線程塊與記憶體", "線塊與記憶體"), ("スレッドです", "")],
+)
+def test_traditional_characters_are_told_from_simplified_ones(text, found):
+    from gpu_glossary.chinese import traditional_characters
+
+    assert "".join(traditional_characters(text)) == found

@@ -186,15 +186,15 @@ def number_problems(english: str, reply: str) -> list[str]:
     for value in list(lost):  # a small number the reply writes as a Chinese numeral: 2 -> 两
         if value.isdigit() and int(value) in _NUMERALS and any(c in reply for c in _NUMERALS[int(value)]):
             lost[value] = 0
-    for value in list(+added):  # one scale word for a list: 0.546 and 1.093 million -> 54.6 万、109.3 万
+    scaled = re.search(r"万|亿", reply) or re.search(r"\b(?:thousand|million|billion|trillion)\b", english, re.I)
+    for value in (
+        list(+added) if scaled else []
+    ):  # one scale word for a list: 0.546 and 1.093 million -> 54.6 万、109.3 万
         for other in list(+lost):
+            if not (added[value] and lost[other] and _digits(value) and _digits(value) == _digits(other)):
+                continue  # zero has no digits to share
             ratio = Decimal(value) / Decimal(other)
-            if (
-                added[value]
-                and lost[other]
-                and _digits(value) == _digits(other)
-                and (ratio >= 1000 or ratio <= Decimal("0.001"))
-            ):
+            if ratio >= 1000 or ratio <= Decimal("0.001"):
                 added[value] -= 1
                 lost[other] -= 1
     added, lost = +added, +lost
