@@ -315,3 +315,14 @@ def test_a_page_over_a_limit_is_an_error_and_is_never_rendered(project, monkeypa
         "\n".join(found)
     )
     assert not [text for text in rendered if "[[[[" in text]  # Markdown alone takes about 10 s on it
+
+
+def test_a_malformed_terminology_file_is_an_error_naming_its_line(project):
+    path = project / "glossary/terminology.yml"
+    text = path.read_text(encoding="utf-8")
+    first = text.index("  - {en: warp,")
+    path.write_text(text[:first] + "  - {en: Warp, zh: 线程束}\n" + text[first:], encoding="utf-8")
+    line = text[:first].count("\n") + 2
+    assert f"glossary/terminology.yml:{line}: error: 'warp' is listed twice (first on line {line - 1})" in errors(
+        project
+    )

@@ -48,3 +48,11 @@ def test_duplicate_and_malformed_terms_name_the_line(tmp_path):
         load_terminology(write(tmp_path, "terms:\n  - {en: warp}\n"))
     with pytest.raises(TerminologyError, match="not valid YAML"):
         load_terminology(write(tmp_path, "terms: [\n"))
+
+
+def test_a_terminology_error_says_where_and_why_in_fields(tmp_path):
+    path = write(tmp_path, "terms:\n  - {en: warp, zh: 线程束}\n  - {en: Warp, zh: 线程束}\n")
+    with pytest.raises(TerminologyError) as raised:
+        load_terminology(path)
+    assert (raised.value.path, raised.value.line) == (path, 3)
+    assert raised.value.message == "'Warp' is listed twice (first on line 2)"

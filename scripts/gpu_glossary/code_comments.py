@@ -17,6 +17,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment, Text, _TokenType
 from pygments.util import ClassNotFound
 
+from gpu_glossary.chinese import HAN, LATIN
+
 # Preprocessor lines are Comment.Preproc in Pygments' C family: code, not comments.
 _NOT_COMMENTS = (Comment.Preproc, Comment.PreprocFile, Comment.Hashbang)
 # Languages whose comments may be translated; any other block (text output, PTX, SASS) is compared whole.
@@ -103,7 +105,6 @@ def first_code_difference(expected: str, got: str, lang: str) -> str | None:
 
 _MARKER = re.compile(r"^[ \t]*(?:/\*+|\*+(?!/)|//+!?|#+)?[ \t]*")
 _CLOSING = re.compile(r"[ \t]*(?:\*+/)?[ \t]*$")
-_WORDY = re.compile(r"[A-Za-z\u3400-\u9fff]")
 
 
 def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
@@ -118,7 +119,7 @@ def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
             for line in value.split("\n"):
                 words = line[len(_MARKER.match(line).group(0)) :]
                 words = words[: len(words) - len(_CLOSING.search(words).group(0))]
-                if _WORDY.search(words):
+                if LATIN.search(words) or HAN.search(words):
                     begin = start + len(line) - len(line[len(_MARKER.match(line).group(0)) :])
                     spans.append((begin, begin + len(words)))
                 start += len(line) + 1
