@@ -369,6 +369,17 @@ def test_a_server_that_never_finishes_fails_the_page_in_one_deadline(project, se
     assert zh(project, WARP).read_bytes() == old
 
 
+def test_the_run_ends_at_its_run_timeout_and_says_so(project, server):
+    server.latency = 6
+    make_stale(project, WARP)
+    old = zh(project, WARP).read_bytes()
+    started = time.monotonic()
+    result = translate(project, server, "--run-timeout", "1.5")
+    assert time.monotonic() - started < 5
+    assert result.returncode == 1 and "not finished within the run's 1.5 s (--run-timeout)" in result.stdout
+    assert zh(project, WARP).read_bytes() == old
+
+
 def test_a_proxy_that_resets_connections_beyond_its_capacity_gets_every_page_translated(project, server):
     server.max_concurrent, server.over_capacity, server.latency = 2, "reset", 0.3
     rels = sorted(load_glossary(project).pages["en"])[:10]

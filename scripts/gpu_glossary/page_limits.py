@@ -64,8 +64,10 @@ def excesses(text: str) -> list[Excess]:
     found: list[Excess] = []
     bad = bad_characters(text)
     if bad:
-        line, code = bad[0]
-        found.append(Excess(line, f"holds {len(bad)} control or invalid character(s), the first {code}: remove them"))
+        first_line, code = bad[0]
+        found.append(
+            Excess(first_line, f"holds {len(bad)} control or invalid character(s), the first {code}: remove them")
+        )
     if len(text) > MAX_PAGE_CHARS:
         found.append(Excess(1, f"page is {len(text):,} characters; the limit is {MAX_PAGE_CHARS:,}"))
     page_openers = dict.fromkeys(MAX_OPENERS_PER_PAGE, 0)

@@ -14,12 +14,12 @@ import html as html_lib
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Protocol
 
 from gpu_glossary.chinese import han_share
 from gpu_glossary.code_comments import first_code_difference
 from gpu_glossary.images.links import base_name
 from gpu_glossary.page import Page, parse_page
-from gpu_glossary.render import Renderer
 from gpu_glossary.sanitize import elements
 
 # Attributes that hold text a translation translates.
@@ -183,7 +183,11 @@ def parse_translation(text: str, rel: str) -> Page:
     return parse_page(text, Path(rel), rel, rel, "zh")
 
 
-def structure_problems(source: Page, translation: Page, renderer: Renderer | None = None) -> list[str]:
+class Renders(Protocol):
+    def html(self, text: str) -> str: ...
+
+
+def structure_problems(source: Page, translation: Page, renderer: Renders | None = None) -> list[str]:
     """Every way the translation's structure differs from the English page's (with a
     renderer, also its rendered HTML)."""
     problems = [problem.message for problem in translation.problems]

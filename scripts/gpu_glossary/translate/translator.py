@@ -93,7 +93,9 @@ def select_comment_jobs(glossary: Glossary, patterns: list[str]) -> list[Job]:
         if patterns and not any(_matches(rel, pattern, glossary) for pattern in patterns):
             continue
         chinese = glossary.page(TARGET_LANG, rel)
-        if glossary.translation_status(TARGET_LANG, rel) == "current" and untranslated_blocks(english, chinese):
+        if chinese is None or glossary.translation_status(TARGET_LANG, rel) != "current":
+            continue
+        if untranslated_blocks(english, chinese):
             jobs.append(Job(rel, "comments", english, chinese))
     return jobs
 
@@ -130,7 +132,7 @@ def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]
     """Each job's parts to keep and to send, cut into chunks of the run's chunk size (returned too)."""
     plans = [
         plan_comments(job.english, job.previous)
-        if job.reason == "comments"
+        if job.reason == "comments" and job.previous is not None
         else plan_page(job.english, job.previous if job.reason == "stale" else None)
         for job in jobs
     ]
@@ -414,6 +416,7 @@ class Translator:
                             extra_body=extra,
                         )
                 except TimeoutError:
+                    self._still_wanted(page)  # the run's own time is up: say so
                     raise RequestFailed(DeadlineExceeded(), attempts) from None
                 except json.JSONDecodeError as error:
                     raise BadReply(_not_json(error.doc)) from None
