@@ -8,7 +8,11 @@ latency per request plus the reply's tokens at a given rate, as a model streams 
 can take at most N requests at once (429 above that), and can be told to misbehave per
 page: rate limits, server errors, hangs, cut-off or wrapped replies, broken
 placeholders, injected HTML or event-handler attribute lists, empty or echoed replies,
-bad key, no balance. Self-contained on purpose: it imports nothing from the package it tests.
+bad key, no balance; replies in Japanese or Traditional Chinese, with links moved between
+paragraphs, changed numbers, a lone surrogate or a NUL, added text, URLs or attribute lists, a
+bad or duplicate title, an avoided term, a run of `[`, comments broken or left in English;
+200s that are HTML or have no choices, bodies that trickle or send blank lines, and connection
+resets (also beyond N requests at once). Self-contained on purpose: it imports nothing from the package it tests.
 """
 
 from __future__ import annotations
