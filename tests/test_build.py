@@ -374,3 +374,14 @@ def test_an_empty_cache_setting_keeps_no_compiled_templates(tmp_path, monkeypatc
     assert isinstance(with_bytecode_cache(jinja2.Environment()).bytecode_cache, jinja2.FileSystemBytecodeCache)
     monkeypatch.setenv("GPU_GLOSSARY_CACHE", "")
     assert with_bytecode_cache(jinja2.Environment()).bytecode_cache is None
+
+
+def test_a_page_over_a_limit_fails_the_build_before_any_page_is_rendered(small):
+    from gpu_glossary.site.build import BuildError, build_site
+
+    page = small / "glossary/en/perf/beta.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n" + "[" * 20000 + "\n", encoding="utf-8")
+    with pytest.raises(BuildError) as failure:
+        build_site(small, site_dir=small / "site")
+    line = page.read_text(encoding="utf-8").count("\n")
+    assert f"glossary/en/perf/beta.md:{line}: error: paragraph holds 20,000 '['; the limit is 200" in str(failure.value)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gpu_glossary import check
 from gpu_glossary.check import github_annotation, run_check
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import with_front_matter, with_source_hash
@@ -265,3 +266,65 @@ def test_with_front_matter_sets_quotes_and_removes_keys():
         == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
     )
     assert with_front_matter("---\ntitle: a\n---\nb\n", {"h": "12345678"}) == "---\ntitle: a\nh: '12345678'\n---\nb\n"
+
+
+# -- a translation's code, and limits no page may pass -------------------------------------
+def test_a_chinese_page_may_translate_comments_but_not_code_or_output(project):
+    zh = project / WARP_ZH
+    text = zh.read_text(encoding="utf-8")
+    english = load_glossary(project).page("en", "device-software/warp.md")
+    fence = english.fences()[0]
+    comment = next(line for line in fence.code.split("\n") if "//" in line)
+    translated = text.replace(comment, comment.split("//")[0] + "// 线程束内求和")
+    zh.write_text(translated, encoding="utf-8")
+    assert not [e for e in errors(project) if WARP_ZH in e]  # a translated comment is fine
+    code_line = next(line for line in fence.code.split("\n") if line.strip() and "//" not in line)
+    zh.write_text(
+        translated.replace(code_line, code_line + " ", 1).replace(code_line + " ", code_line + "+1", 1),
+        encoding="utf-8",
+    )
+    found = [e for e in errors(project) if WARP_ZH in e]
+    assert len(found) == 1 and "code block differs from glossary/en/device-software/warp.md" in found[0]
+    assert "(comments removed)" in found[0] and "only comments are translated" in found[0]
+
+
+def test_an_output_block_of_a_chinese_page_is_the_english_one(project):
+    glossary = load_glossary(project)
+    # a listing, not an example's output (those are compared with their recorded runs instead)
+    rel, chinese, block = next(
+        (rel, page, fence)
+        for rel, page in sorted(glossary.pages["zh"].items())
+        for fence in page.fences()
+        if fence.lang == "text" and fence.line not in check._recorded_output_lines(page)
+    )
+    lines = chinese.text.split("\n")
+    lines[block.line] += " 改"
+    chinese.path.write_text("\n".join(lines), encoding="utf-8")
+    found = [e for e in errors(project) if f"glossary/zh/{rel}:{block.line}:" in e]
+    assert found and "a ```text block (an example's output, a listing) is copied unchanged" in found[0]
+
+
+def test_a_page_over_a_limit_is_an_error_and_is_never_rendered(project, monkeypatch):
+    from gpu_glossary import render
+
+    rendered: list[str] = []
+    convert = render.Renderer._convert
+    monkeypatch.setattr(render.Renderer, "_convert", lambda self, text: rendered.append(text) or convert(self, text))
+    add_page(project, "glossary/en/perf/hostile.md", page("Intro.\n\n" + "[" * 5000 + "\n\nA NUL \x00 here."))
+    found = [e for e in errors(project) if "hostile.md" in e]
+    assert "glossary/en/perf/hostile.md:8: error: paragraph holds 5,000 '['; the limit is 200" in "\n".join(found)
+    assert "glossary/en/perf/hostile.md:10: error: holds 1 control or invalid character(s), the first U+0000" in (
+        "\n".join(found)
+    )
+    assert not [text for text in rendered if "[[[[" in text]  # Markdown alone takes about 10 s on it
+
+
+def test_a_malformed_terminology_file_is_an_error_naming_its_line(project):
+    path = project / "glossary/terminology.yml"
+    text = path.read_text(encoding="utf-8")
+    first = text.index("  - {en: warp,")
+    path.write_text(text[:first] + "  - {en: Warp, zh: 线程束}\n" + text[first:], encoding="utf-8")
+    line = text[:first].count("\n") + 2
+    assert f"glossary/terminology.yml:{line}: error: 'warp' is listed twice (first on line {line - 1})" in errors(
+        project
+    )

@@ -59,3 +59,8 @@ def test_a_comment_on_the_last_line_is_a_comment():
     assert [c.text for c in comments("int x;  // the end", "cuda")] == ["// the end"]
     assert without_comments("int x;  // the end", "cuda") == "int x;"
     assert first_code_difference("int x;  // the end", "int x;  // 结束", "cuda") is None
+
+
+def test_a_comment_on_the_last_line_is_a_comment_without_a_line_break_after_it():
+    assert [c.text for c in comments("int x;\n// the end", "cpp")] == ["// the end"]
+    assert first_code_difference("int x;\n// the end", "int x;\n// 结束", "cpp") is None

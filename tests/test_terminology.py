@@ -68,3 +68,11 @@ def test_the_project_writes_driver_compounds_with_qu_dong():
     terms = {t.en: t for t in load_terminology(ROOT / "glossary/terminology.yml").terms}
     assert terms["driver"].replacement("驱动程序版本") == "驱动版本"
     assert terms["driver"].replacement("驱动程序分支") == "驱动分支"
+
+
+def test_a_terminology_error_says_where_and_why_in_fields(tmp_path):
+    path = write(tmp_path, "terms:\n  - {en: warp, zh: 线程束}\n  - {en: Warp, zh: 线程束}\n")
+    with pytest.raises(TerminologyError) as raised:
+        load_terminology(path)
+    assert (raised.value.path, raised.value.line) == (path, 3)
+    assert raised.value.message == "'Warp' is listed twice (first on line 2)"

@@ -21,6 +21,7 @@ from fake_openai import FakeOpenAI, page_document
 
 from gpu_glossary.check import run_check
 from gpu_glossary.cli import main as cli_main
+from gpu_glossary.code_comments import comments, first_code_difference
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, with_source_hash
 from gpu_glossary.render import Renderer
@@ -253,7 +254,9 @@ def test_unknown_model_lists_the_models(project, server):
 
 
 # -- misbehaving servers ----------------------------------------------------------------
-@pytest.mark.parametrize("behaviour", ["429", "500", "503", "drop", "hang"])
+@pytest.mark.parametrize(
+    "behaviour", ["429", "500", "503", "drop", "reset", "html_200", "html_200_as_json", "no_choices"]
+)
 def test_transient_errors_are_retried(project, server, behaviour):
     server.hang_seconds = 3
     server.plan = {"title: Occupancy": [behaviour, "ok"]}
@@ -272,7 +275,26 @@ def test_transient_errors_are_retried(project, server, behaviour):
     [
         ("429", "rate limited (429), gave up after 2 attempts"),
         ("503", "server error (503), gave up after 2 attempts"),
-        ("hang", "timed out after 1 s (2 attempts)"),
+        ("hang", "no complete reply within 1 s (--timeout), so not retried (1 attempt)"),
+        ("trickle", "no complete reply within 1 s (--timeout)"),
+        ("blank_lines", "no complete reply within 1 s (--timeout)"),
+        ("html_200", "the server answered 200 with a body that is not JSON ('<html>"),
+        ("html_200_as_json", "the server answered 200 with a body that is not JSON ('<html>"),
+        ("no_choices", "the reply has no choices (an empty 'choices' list)"),
+        ("reset", "connection failed (2 attempts)"),
+        ("japanese", "the reply is not Chinese: it has Japanese kana"),
+        ("traditional", "the reply uses Traditional characters (這個線區塊)"),
+        ("swap_links", "keep each link in the paragraph it belongs to"),
+        ("numbers", "numbers differ from the English: the reply adds"),
+        ("surrogate", "the reply holds control or invalid characters (U+D800)"),
+        ("nul", "the reply holds control or invalid characters (U+0000)"),
+        ("chatty", "the reply adds English words that are not in the English text (Sure, asked, here, translation)"),
+        ("bare_url", "the reply adds a URL (https://evil.example/more)"),
+        ("literal_attribute", "the reply adds an attribute list"),
+        ("html_title", "front matter 'title' must be plain text"),
+        ("duplicate_title", "the title '核函数' is the title of glossary/zh/device-software/kernel.md"),
+        ("avoided_variant", "'经线' is a variant the terminology file avoids"),
+        ("brackets", "paragraph holds 20,002 '['; the limit is 200"),
         ("length", "cut off (finish_reason=length)"),
         ("drop_code", "placeholders missing"),
         ("alter_code", "placeholders missing"),
@@ -315,13 +337,89 @@ def test_wrapped_replies_are_unwrapped(project, server, behaviour):
     assert len(requests_for(server, "title: Occupancy")) == 1
 
 
-def test_a_rejected_reply_is_retried_with_the_reason(project, server):
-    server.plan = {"title: Occupancy": ["drop_code", "ok"]}
+@pytest.mark.parametrize(
+    "behaviour, reason",
+    [
+        ("drop_code", "placeholders missing"),
+        ("japanese", "Japanese kana"),
+        ("numbers", "numbers differ from the English"),
+        ("echo", "too little Chinese"),
+    ],
+)
+def test_a_rejected_reply_is_retried_with_the_reason(project, server, behaviour, reason):
+    server.plan = {"title: Occupancy": [behaviour, "ok"]}
     zh(project, OCCUPANCY).unlink()
     assert translate(project, server).returncode == 0
     second = requests_for(server, "title: Occupancy")[1]["body"]["messages"]
-    assert second[-1]["content"].startswith("Your previous reply was rejected: placeholders missing")
+    assert second[-1]["content"].startswith("Your previous reply was rejected: ") and reason in second[-1]["content"]
     assert_valid_translation(project, OCCUPANCY)
+
+
+@pytest.mark.parametrize("behaviour", ["hang", "trickle", "blank_lines"])
+def test_a_server_that_never_finishes_fails_the_page_in_one_deadline(project, server, behaviour):
+    server.hang_seconds, server.trickle_seconds = 8, 0.2  # bytes keep coming: each read is quick, the request is not
+    server.plan = {"title: Warp": [behaviour] * 10}
+    make_stale(project, WARP)
+    old = zh(project, WARP).read_bytes()
+    started = time.monotonic()
+    result = translate(project, server, "--timeout", "1", "--retries", "3")
+    assert time.monotonic() - started < 6  # one deadline, not four, nor the server's 8 s
+    assert result.returncode == 1 and "no complete reply within 1 s" in result.stdout
+    assert len(requests_for(server, "title: Warp")) == 1
+    assert zh(project, WARP).read_bytes() == old
+
+
+def test_the_run_ends_at_its_run_timeout_and_says_so(project, server):
+    server.latency = 6
+    make_stale(project, WARP)
+    old = zh(project, WARP).read_bytes()
+    started = time.monotonic()
+    result = translate(project, server, "--run-timeout", "1.5")
+    assert time.monotonic() - started < 5
+    assert result.returncode == 1 and "not finished within the run's 1.5 s (--run-timeout)" in result.stdout
+    assert zh(project, WARP).read_bytes() == old
+
+
+def test_a_proxy_that_resets_connections_beyond_its_capacity_gets_every_page_translated(project, server):
+    server.max_concurrent, server.over_capacity, server.latency = 2, "reset", 0.3
+    rels = sorted(load_glossary(project).pages["en"])[:10]
+    for rel in rels:
+        zh(project, rel).unlink()
+    result = translate(
+        project, server, "--max-chars", "800", "--concurrency", "16", "--retries", "1", "--report", "report.json"
+    )
+    assert result.returncode == 0, result.stdout
+    report = report_of(project)
+    assert report["totals"]["translated"] == len(rels) and report["concurrency"]["backoffs"] >= 2
+    assert any(r["behaviour"] == "over capacity" for r in server.chat_requests())
+    for rel in rels:
+        assert_valid_translation(project, rel)
+
+
+def test_a_changed_block_returned_in_english_is_refused(project, server):
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    edit_one_sentence(project, OCCUPANCY, "An added sentence about occupancy.")
+    old = zh(project, OCCUPANCY).read_bytes()
+    server.plan = {"An added sentence about occupancy.": ["echo"] * 10}
+    result = translate(project, server, "--retries", "1")
+    assert result.returncode == 1 and "too little Chinese" in result.stdout
+    assert zh(project, OCCUPANCY).read_bytes() == old
+    assert load_glossary(project).translation_status("zh", OCCUPANCY) == "stale"  # a later run repairs it
+
+
+def test_a_bug_in_the_checks_surfaces_and_is_not_retried_as_a_rejection(project, server, monkeypatch):
+    from gpu_glossary.translate import gate
+
+    def broken(*_):
+        raise ValueError("a bug in the checks")
+
+    monkeypatch.setattr(gate, "number_problems", broken)
+    zh(project, OCCUPANCY).unlink()
+    with pytest.raises(ValueError, match="a bug in the checks"):
+        translate(project, server, "--concurrency", "1")
+    assert len(server.chat_requests()) == 1
+    assert not zh(project, OCCUPANCY).exists()
 
 
 def test_a_reply_adding_a_handler_to_an_existing_paragraph_is_retried(project, server):
@@ -418,6 +516,78 @@ def test_an_interrupted_run_leaves_pages_whole_and_resumes(project, server):
     assert sorted(p["path"] for p in report["pages"]) == [f"glossary/zh/{rel}" for rel in hanging]
     assert report["totals"]["failed"] == 0
     assert {load_glossary(project).translation_status("zh", rel) for rel in rels} == {"current"}
+
+
+# -- code comments --------------------------------------------------------------------------
+def with_english_comments(project: Path, rel: str) -> bytes:
+    """The Chinese page with its code blocks as the English page has them (comments in English);
+    returns its bytes. The page stays current: its English page did not change."""
+    glossary = load_glossary(project)
+    english, chinese = glossary.page("en", rel), glossary.page("zh", rel)
+    lines = chinese.text.split("\n")
+    for theirs, ours in reversed(list(zip(english.fences(), chinese.fences(), strict=True))):
+        lines[ours.line : ours.end_line - 1] = [
+            ours.indent + line if line else line for line in theirs.code.split("\n")
+        ]
+    zh(project, rel).write_text("\n".join(lines), encoding="utf-8")
+    return zh(project, rel).read_bytes()
+
+
+def prose_and_front_matter(page) -> list[str]:
+    return page.text[: len(page.text) - len(page.body)].split("\n") + [
+        line for _, line, in_code in page.body_lines() if not in_code
+    ]
+
+
+def test_new_translations_translate_code_comments_and_keep_the_code(project, server):
+    zh(project, OCCUPANCY).unlink()
+    assert translate(project, server).returncode == 0
+    glossary = load_glossary(project)
+    pairs = list(zip(glossary.page("en", OCCUPANCY).fences(), glossary.page("zh", OCCUPANCY).fences(), strict=True))
+    translated = [c.text for _, ours in pairs for c in comments(ours.code, ours.lang)]
+    assert translated and all(re.search(r"[\u4e00-\u9fff]", text) for text in translated if len(text) > 12)
+    assert all(first_code_difference(theirs.code, ours.code, theirs.lang) is None for theirs, ours in pairs)
+
+
+def test_comments_of_current_pages_are_translated_without_touching_their_prose(project, server):
+    with_english_comments(project, KERNEL)
+    before = load_glossary(project).page("zh", KERNEL)
+    english_comments = [c.text for f in before.fences() for c in comments(f.code, f.lang)]
+    result = translate(project, server, "--comments", f"glossary/zh/{KERNEL}", "--report", "report.json")
+    assert result.returncode == 0, result.stdout
+    sent = [page_document(r["body"]["messages"][1]["content"]) for r in server.chat_requests()]
+    words = [re.sub(r"⟦P\d+⟧", "", line) for document in sent for line in document.split("\n")]
+    assert sent and all(text in "".join(english_comments) for text in words)  # comments' words and nothing else
+    after = load_glossary(project).page("zh", KERNEL)
+    assert prose_and_front_matter(after) == prose_and_front_matter(before)  # byte for byte, hashes included
+    assert load_glossary(project).translation_status("zh", KERNEL) == "current"
+    now = [c.text for f in after.fences() for c in comments(f.code, f.lang)]
+    assert now != english_comments and all(re.search(r"[\u4e00-\u9fff]", t) for t in now if len(t) > 12)
+    english = load_glossary(project).page("en", KERNEL)
+    assert all(
+        first_code_difference(a.code, b.code, a.lang) is None
+        for a, b in zip(english.fences(), after.fences(), strict=True)
+    )
+    assert not [p for p in run_check(project) if p.severity == "error" and p.path.endswith(KERNEL)]
+    assert report_of(project)["pages"][0]["reason"] == "comments"
+    first = len(server.chat_requests())
+    assert translate(project, server, "--comments", f"glossary/zh/{KERNEL}").returncode == 0
+    assert len(server.chat_requests()) == first  # nothing left in English: nothing sent
+
+
+@pytest.mark.parametrize(
+    "behaviour, reason",
+    [
+        ("split_comment", "code block 1 differs from the English"),
+        ("english_comments", "a code comment is still English"),
+    ],
+)
+def test_comments_that_break_the_code_or_stay_english_are_refused(project, server, behaviour, reason):
+    old = with_english_comments(project, KERNEL)
+    server.default = behaviour
+    result = translate(project, server, "--comments", f"glossary/zh/{KERNEL}", "--retries", "1")
+    assert result.returncode == 1 and reason in result.stdout, result.stdout
+    assert zh(project, KERNEL).read_bytes() == old
 
 
 # -- chunks, the pool and section-level updates ------------------------------------------
@@ -591,7 +761,7 @@ def test_kept_chinese_that_fails_the_page_checks_is_sent_again_whole(project, se
     chinese = load_glossary(project).page("zh", OCCUPANCY)
     fence = chinese.fences()[0]  # a hand edit breaks a code block the next update would keep
     lines = chinese.text.split("\n")
-    lines[fence.line] += "  // 改"
+    lines.insert(fence.line, "改;")  # a line of code, not a comment: only comments may differ from the English
     zh(project, OCCUPANCY).write_text("\n".join(lines), encoding="utf-8")
     edit_one_sentence(project, OCCUPANCY, "An added sentence about occupancy.")
     first = len(server.chat_requests())
@@ -603,5 +773,5 @@ def test_kept_chinese_that_fails_the_page_checks_is_sent_again_whole(project, se
     )  # paragraph, then whole
     page = report_of(project)["pages"][0]
     assert (page["parts_sent"], page["parts_kept"], page["status"]) == (len(sections), 0, "translated")
-    assert "// 改" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
+    assert "改;" not in zh(project, OCCUPANCY).read_text(encoding="utf-8")
     assert_valid_translation(project, OCCUPANCY)

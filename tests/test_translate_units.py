@@ -3,6 +3,7 @@
 import asyncio
 import datetime
 import email.utils
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import front_matter_block, parse_page
 from gpu_glossary.render import Renderer
 from gpu_glossary.translate.checks import (
+    ReplyRejected,
     chinese_share,
     clean_reply,
     markup_differences,
@@ -90,7 +92,7 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
         "admonition marker",
         "HTML tag",
         "HTML comment",
-        "code block",
+        "code",
         "math",
         "link definition",
     }
@@ -109,14 +111,37 @@ def test_protect_hides_code_links_urls_html_ids_math_and_markers():
     assert '"Careful"' in text and "Divergence" in text  # prose stays translatable
 
 
+def test_code_comments_are_sent_to_be_translated_and_the_code_comes_back_byte_for_byte():
+    text = (
+        "Text.\n\n```cuda\n#include <cstdio>  // headers\n/* two\n   lines */\n"
+        'int x = 1;  // "// string"\nputs("// not a comment");\n```\n\n'
+        "```text\n// output, copied as it is\n```\n"
+    )
+    protected = ProtectedText()
+    sent = protected.protect(text)
+    assert re.findall(r"⟧([^⟦\n]+)", sent) == [
+        "headers",
+        "two",
+        "lines",
+        '"// string"',
+    ]
+    assert "not a comment" not in sent and "output, copied" not in sent and "#include" not in sent
+    translated = sent.replace("headers", "头文件").replace("⟧two", "⟧两").replace("⟧lines", "⟧行")
+    restored = protected.restore(translated)
+    assert "#include <cstdio>  // 头文件\n/* 两\n   行 */" in restored
+    assert [f.code for f in english_page("---\ntitle: a\nsummary: b\n---\n" + restored).fences()][1] == (
+        "// output, copied as it is"
+    )
+
+
 def test_restore_refuses_missing_repeated_and_invented_placeholders():
     protected = ProtectedText()
     text = protected.protect("Run `a` and `b`.")
-    with pytest.raises(ValueError, match=r"inline code ⟦P1⟧ \('`b`'\) is missing"):
+    with pytest.raises(ReplyRejected, match=r"inline code ⟦P1⟧ \('`b`'\) is missing"):
         protected.restore(text.replace("⟦P1⟧", ""))
-    with pytest.raises(ValueError, match="appears 2 times"):
+    with pytest.raises(ReplyRejected, match="appears 2 times"):
         protected.restore(text + "⟦P0⟧")
-    with pytest.raises(ValueError, match="unknown placeholders ⟦P9⟧"):
+    with pytest.raises(ReplyRejected, match="unknown placeholders ⟦P9⟧"):
         protected.restore(text + "⟦P9⟧")
 
 
@@ -512,3 +537,33 @@ def test_a_reply_to_an_indented_block_keeps_its_indent():
     page = parse_translation(plan.assemble("m", "abc"), "perf/x.md")
     assert structure_problems(english, page) == []
     assert split_blocks(page)[1][2].startswith("    ") and split_blocks(page)[1][:2] == split_blocks(chinese)[1][:2]
+
+
+@pytest.mark.parametrize(
+    "english, chinese, problem",
+    [
+        ("It moves 1,024 bytes at 2.19 million ops.", "它以 219 万次操作移动 1024 字节。", None),
+        ("Two GPUs in June, 2 links.", "6 月里 2 个 GPU，两条链路。", None),  # words may become digits
+        ("0.546, 1.093 and 2.186 million cycles", "54.6 万、109.3 万和 218.6 万个周期", None),
+        ("1. First\n2. Second\n", "1. 第一\n2. 第二\n", None),  # list markers are not numbers
+        ("600 GB/s on 2 GPUs", "601 GB/s，2 个 GPU", "adds 601"),
+        ("600 GB/s on 2 GPUs", "600 GB/s，3 个 GPU", "adds 3"),
+        ("It holds 0 or 64 warps.", "它容纳 0 或 64000 个线程束。", "adds 64000"),
+        ("H100 has 132 SMs", "H100 有 13 个 SM", "loses 132"),
+    ],
+)
+def test_numbers_are_compared_as_a_multiset_with_the_normalisations_chinese_needs(english, chinese, problem):
+    from gpu_glossary.translate.gate import number_problems
+
+    problems = number_problems(english, chinese)
+    assert (problems == []) if problem is None else any(problem in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("线程束与线程块", ""), ("線程塊與記憶體", "線塊與記憶體"), ("スレッドです", "")],
+)
+def test_traditional_characters_are_told_from_simplified_ones(text, found):
+    from gpu_glossary.chinese import traditional_characters
+
+    assert "".join(traditional_characters(text)) == found

@@ -10,8 +10,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gpu_glossary import page as page_module
-from gpu_glossary import render, sanitize
+from gpu_glossary import page_limits, render, sanitize
 from gpu_glossary.cache import fingerprint, memoize
+from gpu_glossary.code_comments import first_code_difference
+from gpu_glossary.examples.blocks import OUTPUT_LANG, find_output, page_examples, page_lines
 from gpu_glossary.examples.check import check_examples
 from gpu_glossary.examples.runs import load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
@@ -199,6 +201,50 @@ def _check_duplicates(pages: list[Page]) -> list[Problem]:
     return problems
 
 
+def _recorded_output_lines(page: Page) -> set[int]:
+    """Lines where the output blocks of a page's runnable examples open."""
+    fences, lines = page.fences(), page_lines(page)
+    outputs = (find_output(lines, example, fences) for example in page_examples(page)[0])
+    return {block.fence.line for output in outputs if output for block in output.blocks}
+
+
+def _check_code_of_translation(glossary: Glossary, page: Page) -> list[Problem]:
+    """A translated page translates the comments of its code blocks and nothing else: once
+    comments are removed, each block is the English page's, and output blocks are identical."""
+    english = glossary.page(SOURCE_LANG, page.rel)
+    if english is None or english.problems or page.problems:
+        return []
+    theirs, ours = english.fences(), page.fences()
+    if len(theirs) != len(ours):
+        return [page.problem(1, f"has {len(ours)} code block(s); {english.display_path} has {len(theirs)}")]
+    recorded = _recorded_output_lines(page)  # the examples check compares those with their runs
+    problems = []
+    for expected, got in zip(theirs, ours, strict=True):
+        if got.line in recorded:
+            continue
+        if expected.lang != got.lang:
+            problems.append(
+                page.problem(
+                    got.line,
+                    f"code block is ```{got.lang}, {english.display_path}:{expected.line} is ```{expected.lang}",
+                )
+            )
+            continue
+        difference = first_code_difference(expected.code, got.code, expected.lang)
+        if difference:
+            rule = (
+                "a ```text block (an example's output, a listing) is copied unchanged"
+                if expected.lang == OUTPUT_LANG
+                else "only comments are translated"
+            )
+            problems.append(
+                page.problem(
+                    got.line, f"code block differs from {english.display_path}:{expected.line}: {difference} ({rule})"
+                )
+            )
+    return problems
+
+
 def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
     problems = []
     for rel, english in glossary.pages[SOURCE_LANG].items():
@@ -225,6 +271,22 @@ def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
     return problems
 
 
+def translation_problems(glossary: Glossary, page: Page, terminology: Terminology | None) -> list[Problem]:
+    """What the checker would say of a translated page before it is written (the translation
+    gate's last look): its limits, its own checks, its code against the English page, its title
+    against the other pages' and its rendered HTML."""
+    over_limits = page_limits.problems_of(page)
+    if over_limits:
+        return over_limits
+    problems = _check_page(glossary, page, terminology) + _check_code_of_translation(glossary, page)
+    others = [other for rel, other in glossary.pages[page.lang].items() if rel != page.rel]
+    problems += [p for p in _check_duplicates([*others, page]) if p.path == page.display_path]
+    if page.meta:
+        settings = markdown_settings(glossary.root, page.lang)
+        problems += html_problems(page, shared_renderer(settings).html(page.body))
+    return problems
+
+
 def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered: bool = True) -> list[Problem]:
     """Every problem in the glossary; `rendered=False` skips the sanitizer's verdict on the
     rendered HTML (the build gives it on the HTML it actually renders)."""
@@ -233,7 +295,13 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered
     for lang in LANGUAGES:
         pages = list(glossary.pages[lang].values())
         for page in pages:
+            over_limits = page_limits.problems_of(page)
+            if over_limits:  # never handed to Markdown, nor to the checks below
+                problems.extend(over_limits)
+                continue
             problems.extend(_check_page(glossary, page, terminology))
+            if lang != SOURCE_LANG:
+                problems.extend(_check_code_of_translation(glossary, page))
             if html_check and page.meta:
                 problems.extend(html_check.problems(page))
         problems.extend(_check_duplicates(pages))
@@ -261,10 +329,9 @@ def run_check(root: Path) -> list[Problem]:
         problems: list[Problem] = []
     except TerminologyError as exc:
         terminology = None
-        location, _, message = str(exc).partition(": ")
-        path, _, line = location.rpartition(":")
-        relative = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
-        problems = [Problem(relative, int(line) if line.isdigit() else 1, "error", message)]
+        path = exc.path.resolve()
+        shown = path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else str(exc.path)
+        problems = [Problem(shown, exc.line, "error", exc.message)]
     return sorted(set(problems + check_glossary(glossary, terminology)), key=lambda p: (p.path, p.line, p.message))
 
 

@@ -190,27 +190,51 @@ def stamp(paths: tuple[Path, ...]) -> None:
     default=translator_defaults.DEFAULT_CONCURRENCY,
     show_default=True,
     type=click.IntRange(1, 1024),
-    help="Most requests at once; fewer while the server answers 429/503.",
+    help="Most requests at once; fewer while the server refuses requests or drops connections.",
 )
 @click.option(
-    "--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1), help="Seconds per request."
+    "--timeout",
+    default=translator_defaults.DEFAULT_TIMEOUT,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds one request may take in all, reply included; one past it is not retried.",
+)
+@click.option(
+    "--run-timeout",
+    default=translator_defaults.DEFAULT_RUN_TIMEOUT,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Seconds the whole run may take; pages not finished by then are left as they were.",
 )
 @click.option(
     "--retries",
-    default=3,
+    default=translator_defaults.DEFAULT_RETRIES,
     show_default=True,
     type=click.IntRange(0, 10),
-    help="Retries per request (5xx, timeouts, dropped connections; 429/503 get log2(--concurrency) more) and per rejected reply.",
+    help="Retries per request (5xx, malformed replies, dropped connections; 429/503 and refused "
+    "connections get log2(--concurrency) more) and per rejected reply.",
 )
-@click.option("--temperature", default=1.3, show_default=True, type=float, help="Sampling temperature.")
+@click.option(
+    "--temperature",
+    default=translator_defaults.DEFAULT_TEMPERATURE,
+    show_default=True,
+    type=float,
+    help="Sampling temperature.",
+)
 @click.option(
     "--max-chars",
-    default=12000,
+    default=translator_defaults.DEFAULT_MAX_CHARS,
     show_default=True,
     type=click.IntRange(min=500),
     help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).",
 )
 @click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
+@click.option(
+    "--comments",
+    "comments_only",
+    is_flag=True,
+    help="Translate only the code comments still in English on current Chinese pages; prose is left as it is.",
+)
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -244,10 +268,12 @@ def translate(
     model,
     concurrency,
     timeout,
+    run_timeout,
     retries,
     temperature,
     max_chars,
     force,
+    comments_only,
     dry_run,
     check_only,
     prune,
@@ -261,26 +287,30 @@ def translate(
 
     The key comes from DEEPSEEK_API_KEY. Pages whose Chinese translation is current cost no request.
     """
-    from gpu_glossary.translate.command import TranslateOptions, run_translate
+    from gpu_glossary.translate.command import Selection, run_translate
 
-    options = TranslateOptions(
-        patterns=list(paths),
+    settings = translator_defaults.Settings(
         base_url=base_url or translator_defaults.DEFAULT_BASE_URL,
         model=model or translator_defaults.DEFAULT_MODEL,
         concurrency=concurrency,
         timeout=timeout,
+        run_timeout=run_timeout,
         retries=retries,
         temperature=temperature,
         max_chars=max_chars,
+        prices={"input": price_input, "cached": price_cached, "output": price_output},
+    )
+    selection = Selection(
+        patterns=list(paths),
         force=force,
+        comments_only=comments_only,
         dry_run=dry_run,
         check=check_only,
         prune=prune,
         yes=yes,
         report=report,
-        prices={"input": price_input, "cached": price_cached, "output": price_output},
     )
-    sys.exit(run_translate(_root(), options))
+    sys.exit(run_translate(_root(), settings, selection))
 
 
 @main.command()

@@ -8,13 +8,16 @@ lexer knows that where a regular expression guesses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment, Text, _TokenType
 from pygments.util import ClassNotFound
+
+from gpu_glossary.chinese import HAN, LATIN
 
 # Preprocessor lines are Comment.Preproc in Pygments' C family: code, not comments.
 _NOT_COMMENTS = (Comment.Preproc, Comment.PreprocFile, Comment.Hashbang)
@@ -45,16 +48,17 @@ def _lexer(lang: str) -> Lexer | None:
         return None
 
 
-def _tokens(code: str, lang: str) -> list[tuple[_TokenType, str]]:
+@lru_cache(maxsize=1024)  # a block is compared with each reply that translates it
+def _tokens(code: str, lang: str) -> tuple[tuple[_TokenType, str], ...]:
     lexer = _lexer(lang)
     if lexer is None:
-        return [(Text, code)]  # not a commented language: one token of code
-    # C's lexer ends a // comment at a newline: a block's last line needs one, taken off again after.
+        return ((Text, code),)  # not a commented language: one token of code
+    if code.endswith("\n"):
+        return tuple(lexer.get_tokens(code))
+    # A line comment is only one when a line break ends it (C's lexer): lex with one, then take it off.
     tokens = list(lexer.get_tokens(code + "\n"))
     token, value = tokens.pop()
-    if value != "\n":
-        tokens.append((token, value.removesuffix("\n")))
-    return tokens
+    return tuple(tokens + ([(token, value[:-1])] if value[:-1] else []))
 
 
 def comments(code: str, lang: str) -> list[CodeComment]:
@@ -99,6 +103,8 @@ def blank_comments(code: str, lang: str) -> str:
 
 def first_code_difference(expected: str, got: str, lang: str) -> str | None:
     """None when two blocks are the same code once comments are removed; else where they differ."""
+    if expected == got:
+        return None
     a, b = without_comments(expected, lang).split("\n"), without_comments(got, lang).split("\n")
     for number, (left, right) in enumerate(zip(a, b, strict=False), start=1):
         if left != right:
@@ -106,3 +112,27 @@ def first_code_difference(expected: str, got: str, lang: str) -> str | None:
     if len(a) != len(b):
         return f"{len(b)} line(s) of code once comments are removed, expected {len(a)}"
     return None
+
+
+_MARKER = re.compile(r"^[ \t]*(?:/\*+|\*+(?!/)|//+!?|#+)?[ \t]*")
+_CLOSING = re.compile(r"[ \t]*(?:\*+/)?[ \t]*$")
+
+
+def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) offsets in `code` of the words of each comment line: what a translation
+    translates, without the comment's markers (`//`, `#`, `/*`, `*/`, a leading `*`) or the
+    spaces around them; lines of a comment without a letter (`// ---`) are left out."""
+    spans = []
+    offset = 0
+    for token, value in _tokens(code, lang):
+        if _is_comment(token):
+            start = offset
+            for line in value.split("\n"):
+                words = line[len(_MARKER.match(line).group(0)) :]
+                words = words[: len(words) - len(_CLOSING.search(words).group(0))]
+                if LATIN.search(words) or HAN.search(words):
+                    begin = start + len(line) - len(line[len(_MARKER.match(line).group(0)) :])
+                    spans.append((begin, begin + len(words)))
+                start += len(line) + 1
+        offset += len(value)
+    return spans

@@ -12,13 +12,18 @@ from pathlib import Path
 
 import yaml
 
+from gpu_glossary.chinese import HAN
 from gpu_glossary.fast_yaml import compose_and_load
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 class TerminologyError(ValueError):
-    """The terminology file is malformed; the message names the file and line."""
+    """The terminology file is malformed: `path`, `line` and `message` say where and why."""
+
+    def __init__(self, path: Path, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,7 @@ class Terminology:
         words: list[str] = []
         for term in self.terms:
             for word in re.split(r"[\s/（）()-]+", term.zh):
-                if _CJK.search(word) and len(word) > 1 and word not in words:
+                if HAN.search(word) and len(word) > 1 and word not in words:
                     words.append(word)
         return "".join(f"{word} 100000 n\n" for word in words)
 
@@ -64,30 +69,30 @@ def load_terminology(path: Path) -> Terminology:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise TerminologyError(f"{path}: cannot read terminology file: {exc.strerror}") from None
+        raise TerminologyError(path, 1, f"cannot read terminology file: {exc.strerror}") from None
     try:
         node, data = compose_and_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
-        raise TerminologyError(f"{path}:{line}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+        raise TerminologyError(path, line, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(data, dict) or not isinstance(data.get("terms"), list):
-        raise TerminologyError(f"{path}:1: expected a mapping with a 'terms' list")
+        raise TerminologyError(path, 1, "expected a mapping with a 'terms' list")
     term_nodes = next((v for k, v in node.value if k.value == "terms"), None)
     result = Terminology(keep_english=[str(x) for x in data.get("keep_english") or []])
     seen: dict[str, int] = {}
     for index, entry in enumerate(data["terms"]):
         line = term_nodes.value[index].start_mark.line + 1 if term_nodes else 0
         if not isinstance(entry, dict) or not isinstance(entry.get("en"), str) or not isinstance(entry.get("zh"), str):
-            raise TerminologyError(f"{path}:{line}: each term needs 'en' and 'zh' text")
+            raise TerminologyError(path, line, "each term needs 'en' and 'zh' text")
         avoid = entry.get("avoid") or []
         # a list of variants (write `zh` instead), or a mapping of variant -> what to write instead
         instead = dict(avoid) if isinstance(avoid, dict) else {}
         if not isinstance(avoid, list | dict) or not all(isinstance(t, str) for t in [*avoid, *instead.values()]):
-            raise TerminologyError(f"{path}:{line}: 'avoid' must be a list of text, or a mapping of text to text")
+            raise TerminologyError(path, line, "'avoid' must be a list of text, or a mapping of text to text")
         key = entry["en"].lower()
         if key in seen:
-            raise TerminologyError(f"{path}:{line}: '{entry['en']}' is listed twice (first on line {seen[key]})")
+            raise TerminologyError(path, line, f"'{entry['en']}' is listed twice (first on line {seen[key]})")
         seen[key] = line
         note = str(entry.get("note") or "")
         result.terms.append(Term(entry["en"], entry["zh"], tuple(avoid), note, line, tuple(instead.items())))
@@ -95,7 +100,9 @@ def load_terminology(path: Path) -> Terminology:
         for other in result.terms:
             if variant in other.zh:
                 raise TerminologyError(
-                    f"{path}:{term.line}: avoided variant '{variant}' is part of the preferred "
-                    f"rendering '{other.zh}' ({other.en}); a page could never use it"
+                    path,
+                    term.line,
+                    f"avoided variant '{variant}' is part of the preferred "
+                    f"rendering '{other.zh}' ({other.en}); a page could never use it",
                 )
     return result

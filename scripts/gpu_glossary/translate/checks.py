@@ -14,14 +14,14 @@ import html as html_lib
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Protocol
 
+from gpu_glossary.chinese import han_share
+from gpu_glossary.code_comments import first_code_difference
 from gpu_glossary.images.links import base_name
 from gpu_glossary.page import Page, parse_page
-from gpu_glossary.render import Renderer
 from gpu_glossary.sanitize import elements
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 # Attributes that hold text a translation translates.
 TEXT_ATTRIBUTES = frozenset({"alt", "title", "data-gg-title", "data-gg-summary"})
 # Emphasis without attributes may come and go: Chinese typesetting avoids italics.
@@ -58,6 +58,14 @@ BLOCK_TAGS = frozenset(
 )
 _WRAPPER = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*(?:markdown|md|yaml)?[ \t]*\n(?P<inner>.*)\n\1[ \t]*\s*$", re.S)
 MIN_CHINESE_SHARE = 0.25
+
+
+class ReplyRejected(Exception):
+    """A model's reply failed the checks; `problems` says why, in words fed back to the model."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 def clean_reply(reply: str, front_matter: bool = True) -> str:
@@ -168,25 +176,31 @@ def chinese_share(page: Page) -> float:
     """Share of Chinese characters among the letters of the prose (code and links excluded)."""
     text = " ".join(re.sub(r"\]\([^)]*\)|https?://\S+", "", line) for _, line in page.prose_lines())
     text += " " + page.title + " " + page.summary
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    return cjk / max(cjk + latin, 1)
+    return han_share(text)
 
 
 def parse_translation(text: str, rel: str) -> Page:
     return parse_page(text, Path(rel), rel, rel, "zh")
 
 
-def structure_problems(source: Page, translation: Page, renderer: Renderer | None = None) -> list[str]:
+class Renders(Protocol):
+    def html(self, text: str) -> str: ...
+
+
+def structure_problems(source: Page, translation: Page, renderer: Renders | None = None) -> list[str]:
     """Every way the translation's structure differs from the English page's (with a
     renderer, also its rendered HTML)."""
     problems = [problem.message for problem in translation.problems]
     if problems:
         return problems
-    source_code = [(f.lang, f.code) for f in source.fences()]
-    translated_code = [(f.lang, f.code) for f in translation.fences()]
-    if source_code != translated_code:
+    source_code, translated_code = source.fences(), translation.fences()
+    if len(source_code) != len(translated_code) or any(
+        a.lang != b.lang or first_code_difference(a.code, b.code, a.lang)
+        for a, b in zip(source_code, translated_code, strict=True)
+    ):
         problems.append(
-            f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, or their text changed)"
+            f"code blocks differ from the English page ({len(translated_code)} blocks, expected {len(source_code)}, "
+            "or their code changed: only comments are translated)"
         )
     source_links = sorted(_link_key(link) for link in source.links())
     translated_links = sorted(_link_key(link) for link in translation.links())

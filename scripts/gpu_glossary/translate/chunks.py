@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gpu_glossary.page import SOURCE_HASH_KEY, Page, front_matter_block
 from gpu_glossary.translate.checks import clean_reply, parse_translation
@@ -68,6 +69,7 @@ class Chunk:
     protected: ProtectedText
     weight: int  # characters sent to be translated (the reply's length, and time, follow it)
     reply: str | None = None  # the checked reply, placeholders still in
+    note: list[str] = field(default_factory=list)  # why the page was rejected, told with the first request
 
     def html(self, text: str, renderer) -> str:
         """The HTML the chunk's document or a reply renders to: placeholders filled, front matter left out.
@@ -77,6 +79,19 @@ class Chunk:
         filled = self.protected.fill(clean_reply(text, front_matter=self.first), short_code=True)
         filled = _indented_like(self.english, filled)
         return renderer.html(parse_translation(filled, "chunk.md").body if self.first else filled)
+
+    def restored_text(self, reply: str) -> str:
+        """The reply as Markdown: placeholders filled (unchecked), indented like the English."""
+        return _indented_like(self.english, self.protected.fill(clean_reply(reply, front_matter=self.first)))
+
+    def pages(self, reply: str) -> tuple[Page, Page]:
+        """(English, reply) of this chunk as pages of the page they come from, for the gate."""
+        rel = self.page.english.rel
+        if self.first:
+            english = parse_translation(self.page.front_matter + "\n" + self.english, rel)
+            english.lang = self.page.english.lang
+            return english, parse_translation(self.restored_text(reply), rel)
+        return _part(self.english, rel, self.page.english.lang), _part(self.restored_text(reply), rel, "zh")
 
     @property
     def first(self) -> bool:
@@ -132,6 +147,11 @@ class CheckRenderer:
         return self._done[text]
 
 
+def _part(text: str, rel: str, lang: str) -> Page:
+    """A part of a page, without front matter, as a Page (its lines counted from 1)."""
+    return Page(path=Path(rel), display_path=rel, rel=rel, lang=lang, text=text, body=text)
+
+
 def _indented_like(english: str, body: str) -> str:
     """A block inside an admonition or list is indented: keep the reply's lines indented as much."""
     lines = [line for line in english.split("\n") if line.strip()]
@@ -154,6 +174,7 @@ class PagePlan:
     protected: list[tuple[str, ProtectedText]]  # each part's English with its placeholders
     front_matter: str  # the English title, summary and aliases, as sent with the first part
     chunks: list[Chunk] = field(default_factory=list)
+    kept_front_matter: str | None = None  # the page's own front matter, kept as it is (translate --comments)
 
     @property
     def weights(self) -> list[int]:
@@ -202,7 +223,7 @@ class PagePlan:
         return Chunk(self, indices, english, document, request, protected, len(document))
 
     def assemble(self, model: str, source_hash: str) -> str:
-        """The whole Chinese page from kept parts and checked replies; ValueError if a reply cannot be restored."""
+        """The whole Chinese page from kept parts and checked replies; ReplyRejected if a reply cannot be restored."""
         meta = translatable_meta(self.previous) if self.previous is not None else {}
         starts = {chunk.parts[0]: chunk for chunk in self.chunks}
         pieces = []
@@ -213,6 +234,8 @@ class PagePlan:
                 translated_meta, body = starts[index].restored()
                 meta = translated_meta if starts[index].first else meta
                 pieces.append(body)
+        if self.kept_front_matter is not None:
+            return self.kept_front_matter + "".join(pieces)
         return compose_page(self.english, meta, "".join(pieces), model, source_hash, section_hashes(self.english))
 
 

@@ -15,16 +15,16 @@ from tqdm import tqdm
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.glossary import SOURCE_LANG, load_glossary
 from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.translate.defaults import Settings
 from gpu_glossary.translate.prompt import system_message
 from gpu_glossary.translate.translator import (
-    DEFAULT_CONCURRENCY,
     TARGET_LANG,
     FatalAPIError,
-    Settings,
     cost,
     estimate_jobs,
     orphans,
     run_jobs,
+    select_comment_jobs,
     select_jobs,
     totals,
     unmatched_patterns,
@@ -34,29 +34,24 @@ KEY_VARIABLE = "DEEPSEEK_API_KEY"
 
 
 @dataclass
-class TranslateOptions:
+class Selection:
+    """The command's flags that choose pages and what to do with them (Settings says how to translate)."""
+
     patterns: list[str] = field(default_factory=list)
-    base_url: str = ""
-    model: str = ""
-    concurrency: int = DEFAULT_CONCURRENCY
-    timeout: float = 120.0
-    retries: int = 3
-    temperature: float = 1.3
-    max_chars: int = 12000
     force: bool = False
+    comments_only: bool = False
     dry_run: bool = False
     check: bool = False
     prune: bool = False
     yes: bool = False
     report: Path | None = None
-    prices: dict = field(default_factory=dict)
 
 
 def _zh_path(rel: str) -> str:
     return f"glossary/{TARGET_LANG}/{rel}"
 
 
-def run_translate(root: Path, options: TranslateOptions) -> int:
+def run_translate(root: Path, settings: Settings, options: Selection) -> int:
     """Run the command; returns the exit code."""
     glossary = load_glossary(root)
     if options.prune:
@@ -66,7 +61,10 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         raise click.ClickException(
             f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})"
         )
-    jobs = select_jobs(glossary, options.patterns, options.force)
+    if options.comments_only:
+        jobs = select_comment_jobs(glossary, options.patterns)
+    else:
+        jobs = select_jobs(glossary, options.patterns, options.force)
     in_scope = len(select_jobs(glossary, options.patterns, force=True))
     if options.check:
         for job in jobs:
@@ -77,16 +75,6 @@ def run_translate(root: Path, options: TranslateOptions) -> int:
         terminology = load_terminology(glossary.terminology_path)
     except TerminologyError as error:
         raise click.ClickException(str(error)) from None
-    settings = Settings(
-        base_url=options.base_url,
-        model=options.model,
-        concurrency=options.concurrency,
-        timeout=options.timeout,
-        retries=options.retries,
-        temperature=options.temperature,
-        max_chars=options.max_chars,
-        prices=options.prices,
-    )
     if options.dry_run:
         return _dry_run(jobs, in_scope, settings, terminology)
     if not jobs:

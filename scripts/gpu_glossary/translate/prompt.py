@@ -22,7 +22,8 @@ Output rules:
 - Write natural Chinese technical prose, not word-for-word English. Full-width punctuation in Chinese sentences (，。：；（）“”). Put a space between Chinese characters and Latin letters or digits (每个 SM 有 4 个线程束调度器). Never nest full-width parentheses: separate an inner remark with '，'. A bold run that ends in punctuation is followed by a space (**常见误区。** 正文). In a list of sources keep English titles as they are, ASCII colon included, and put paper titles in “…”.
 - Use the terminology below for every term. On a term's first mention in the body write 中文术语（English term）; after a link the gloss follows it: [线程束](…)（warp）, never [线程束（warp）](…). Terms listed as kept in English stay in English. Keep code identifiers, API names, command names and units in English.
 - A CUDA kernel (a __global__ function) is 核函数; 内核 only means an operating-system kernel.
-- Do not add or remove content, facts or numbers."""
+- Text between placeholders on the lines of a code block is a code comment: translate it where it is, on its own line; never join, split, add or remove lines of code.
+- Do not add or remove content, facts or numbers. Write each number as the English writes it (digits stay digits)."""
 
 
 def system_message(terminology: Terminology) -> str:

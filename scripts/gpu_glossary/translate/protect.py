@@ -11,9 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpu_glossary.code_comments import comment_text_spans
+from gpu_glossary.page import fence_lang
+from gpu_glossary.translate.checks import ReplyRejected
+
 PLACEHOLDER = re.compile(r"⟦P(\d+)⟧")
 
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
+_FENCE_INFO = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # Order matters: earlier patterns win where they overlap.
 _INLINE_PATTERNS = [
     ("inline code", re.compile(r"(`+)(?:(?!\1).)+?\1")),
@@ -65,10 +70,8 @@ class ProtectedText:
             if fence or _MATH_BLOCK.match(line):
                 end = self._block_end(lines, index, fence)
                 indent = fence.group(1) if fence else ""
-                out.append(
-                    indent
-                    + self.hold("code block" if fence else "math", "\n".join(lines[index : end + 1])[len(indent) :])
-                )
+                block = "\n".join(lines[index : end + 1])[len(indent) :]
+                out.append(indent + (self._protect_code(block) if fence else self.hold("math", block)))
                 index = end + 1
                 continue
             if _REFERENCE_DEFINITION.match(line):
@@ -77,6 +80,28 @@ class ProtectedText:
                 out.append(self._protect_line(line))
             index += 1
         return "\n".join(out)
+
+    def _protect_code(self, block: str) -> str:
+        """A code block as placeholders, but for the words of its comments, which are translated
+        in place: each comment line stays on a line of its own, after the placeholder of the code
+        before it, so the model sees where it belongs and the code comes back byte for byte."""
+        opening, _, rest = block.partition("\n")
+        spans = comment_text_spans(rest, fence_lang(_FENCE_INFO.sub("", opening)))
+        if not spans:
+            return self.hold("code block", block)
+        start = len(opening) + 1
+        pieces, position = [], 0
+
+        def code(text: str) -> str:  # a line break between two placeholders stays visible
+            before, newline, after = text.rpartition("\n")
+            held = [self.hold("code", part) if part else "" for part in (before, after)]
+            return held[0] + "\n" + held[1] if newline else held[1]
+
+        for begin, end in spans:
+            pieces += [code(block[position : start + begin]), block[start + begin : start + end]]
+            position = start + end
+        pieces.append(code(block[position:]))
+        return "".join(pieces)
 
     def _block_end(self, lines: list[str], start: int, fence) -> int:
         for index in range(start + 1, len(lines)):
@@ -134,7 +159,7 @@ class ProtectedText:
         return PLACEHOLDER.sub(piece, text)
 
     def restore(self, text: str) -> str:
-        """Put every piece back; raise ValueError naming what the reply lost, repeated or invented."""
+        """Put every piece back; raise ReplyRejected naming what the reply lost, repeated or invented."""
         found = [int(n) for n in PLACEHOLDER.findall(text)]
         problems = []
         for number, piece in enumerate(self.pieces):
@@ -147,7 +172,7 @@ class ProtectedText:
         if invented:
             problems.append("unknown placeholders " + ", ".join(f"⟦P{n}⟧" for n in invented))
         if problems:
-            raise ValueError("; ".join(problems))
+            raise ReplyRejected(problems)
         return PLACEHOLDER.sub(lambda m: self.pieces[int(m.group(1))].text, text)
 
 

@@ -12,28 +12,34 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 import random
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import openai
 
 from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.chinese import HAN
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.images.links import fix_text
 from gpu_glossary.page import Page, parse_page
+from gpu_glossary.page_limits import bad_characters, excesses
 from gpu_glossary.render import Renderer
 from gpu_glossary.terminology import Terminology
-from gpu_glossary.translate.checks import markup_differences, parse_translation, structure_problems
-from gpu_glossary.translate.chunks import CheckRenderer, Chunk, PagePlan, chunk_size, plan_page
-from gpu_glossary.translate.defaults import DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_PRICES
+from gpu_glossary.translate.checks import ReplyRejected, markup_differences
+from gpu_glossary.translate.chunks import Chunk, PagePlan, chunk_size, plan_page
+from gpu_glossary.translate.comments import plan_comments, untranslated_blocks
+from gpu_glossary.translate.defaults import Settings
+from gpu_glossary.translate.gate import Gate, comment_problems
 from gpu_glossary.translate.limiter import AdaptiveLimiter, retry_after_seconds
 from gpu_glossary.translate.prompt import retry_note, system_message
 
 TARGET_LANG = "zh"
 OVERLOADED = (429, 503)  # the server asks for fewer requests at once
+# DeepSeek's models think before answering unless told not to: time and tokens a translation does not need.
+DEEPSEEK_WITHOUT_THINKING = {"thinking": {"type": "disabled"}}
 
 
 class FatalAPIError(RuntimeError):
@@ -41,30 +47,9 @@ class FatalAPIError(RuntimeError):
 
 
 @dataclass
-class Settings:
-    api_key: str = ""
-    base_url: str = DEFAULT_BASE_URL
-    model: str = DEFAULT_MODEL
-    concurrency: int = DEFAULT_CONCURRENCY
-    timeout: float = 120.0
-    retries: int = 3
-    temperature: float = 1.3
-    max_chars: int = 12000
-    prices: dict = field(default_factory=lambda: dict(DEFAULT_PRICES))
-
-    @property
-    def thinking_disabled(self) -> bool:
-        return "deepseek" in self.model.lower() or "deepseek" in self.base_url.lower()
-
-    def scrub(self, text: str) -> str:
-        """Remove the key from any text that might be shown or saved."""
-        return text.replace(self.api_key, "***") if self.api_key else text
-
-
-@dataclass
 class Job:
     rel: str
-    reason: str  # "missing", "stale" or "forced"
+    reason: str  # "missing", "stale", "forced" or "comments" (translate --comments)
     english: Page
     previous: Page | None
 
@@ -101,6 +86,20 @@ def select_jobs(glossary: Glossary, patterns: list[str], force: bool) -> list[Jo
     return jobs
 
 
+def select_comment_jobs(glossary: Glossary, patterns: list[str]) -> list[Job]:
+    """Current Chinese pages whose code still has comments of the English page (translate --comments)."""
+    jobs = []
+    for rel, english in sorted(glossary.pages[SOURCE_LANG].items()):
+        if patterns and not any(_matches(rel, pattern, glossary) for pattern in patterns):
+            continue
+        chinese = glossary.page(TARGET_LANG, rel)
+        if chinese is None or glossary.translation_status(TARGET_LANG, rel) != "current":
+            continue
+        if untranslated_blocks(english, chinese):
+            jobs.append(Job(rel, "comments", english, chinese))
+    return jobs
+
+
 def _matches(rel: str, pattern: str, glossary: Glossary) -> bool:
     pattern = pattern.replace("\\", "/")
     candidates = [rel, f"glossary/{SOURCE_LANG}/{rel}", f"glossary/{TARGET_LANG}/{rel}"]
@@ -125,13 +124,18 @@ def orphans(glossary: Glossary) -> list[Page]:
 
 def estimate_tokens(text: str) -> int:
     """A rough token count: ~4 Latin characters or ~1.6 Chinese characters per token."""
-    cjk = len(re.findall(r"[\u3400-\u9fff]", text))
+    cjk = len(HAN.findall(text))
     return int((len(text) - cjk) / 4 + cjk * 0.6) + 1
 
 
 def plan_jobs(jobs: list[Job], settings: Settings) -> tuple[list[PagePlan], int]:
     """Each job's parts to keep and to send, cut into chunks of the run's chunk size (returned too)."""
-    plans = [plan_page(job.english, job.previous if job.reason == "stale" else None) for job in jobs]
+    plans = [
+        plan_comments(job.english, job.previous)
+        if job.reason == "comments" and job.previous is not None
+        else plan_page(job.english, job.previous if job.reason == "stale" else None)
+        for job in jobs
+    ]
     size = chunk_size(sum(plan.to_send for plan in plans), settings.concurrency, settings.max_chars)
     for plan in plans:
         plan.cut(size)
@@ -148,12 +152,21 @@ def make_client(settings: Settings) -> openai.AsyncOpenAI:
 
 
 class RequestFailed(Exception):
-    """A request that failed for good: the last API error and how many attempts were made."""
+    """A request that failed for good: the last error and how many attempts were made."""
 
-    def __init__(self, error: openai.APIError, attempts: int):
+    def __init__(self, error: Exception, attempts: int):
         super().__init__(str(error))
         self.error = error
         self.attempts = attempts
+
+
+class DeadlineExceeded(Exception):
+    """No complete reply within the request's deadline (--timeout): the server is silent, trickles
+    bytes or sends blank lines while the request waits; another try would wait as long."""
+
+
+class BadReply(Exception):
+    """A reply that is not a chat completion (a proxy's HTML page, no choices, no text): retried."""
 
 
 def describe_api_error(error: Exception, settings: Settings, attempts: int = 1) -> tuple[str, bool]:
@@ -161,8 +174,10 @@ def describe_api_error(error: Exception, settings: Settings, attempts: int = 1) 
     status = getattr(error, "status_code", None)
     detail = settings.scrub(_error_detail(error))
     tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
-    if isinstance(error, openai.APITimeoutError):
-        return f"timed out after {settings.timeout:g} s ({tries})", False
+    if isinstance(error, DeadlineExceeded | openai.APITimeoutError):
+        return f"no complete reply within {settings.timeout:g} s (--timeout), so not retried ({tries})", False
+    if isinstance(error, BadReply):
+        return f"{error} ({tries})", False
     if isinstance(error, openai.APIConnectionError):
         return f"connection failed ({tries}): {detail}", False
     if status == 401:
@@ -251,7 +266,8 @@ class Translator:
         # takes; those tries do not use up --retries (up to one per halving from the ceiling).
         self.overload_retries = settings.retries + (settings.concurrency - 1).bit_length()
         self.renderer = Renderer.for_language(glossary.root, TARGET_LANG)
-        self.page_renderer = CheckRenderer(self.renderer)
+        self.gate = Gate(glossary, terminology, self.renderer)
+        self.stop_at = float("inf")
         self.fatal: str | None = None
         self.progress: Progress | None = None
         self.chunks_total = self.chunks_done = self.pages_finished = 0
@@ -261,8 +277,12 @@ class Translator:
     async def run(self, jobs: list[Job], progress: Progress | None = None) -> Run:
         """Every chunk of every page in one pool, longest first; each page written when all its chunks passed."""
         self.progress = progress
+        self.stop_at = asyncio.get_running_loop().time() + self.settings.run_timeout
         plans, self.chunk_size = plan_jobs(jobs, self.settings)
-        pages = [_PageRun(plan, job, Outcome(job.rel, job.reason)) for plan, job in zip(plans, jobs, strict=True)]
+        pages = [
+            _PageRun(plan, job, Outcome(job.rel, job.reason), sent_whole=job.reason == "comments")  # never its prose
+            for plan, job in zip(plans, jobs, strict=True)
+        ]
         work = sorted(((chunk, page) for page in pages for chunk in page.plan.chunks), key=lambda pair: -pair[0].weight)
         self.chunks_total = len(work)
         self._report()
@@ -297,8 +317,8 @@ class Translator:
             if fatal and self.fatal is None:
                 self.fatal = message
             self._fail(page, message)
-        except ValueError as error:
-            self._fail(page, self.settings.scrub(str(error)))
+        except ReplyRejected as rejection:
+            self._fail(page, self.settings.scrub(str(rejection)))
         else:
             page.done += 1
             if page.done == len(page.plan.chunks) and not page.outcome.error:
@@ -306,12 +326,15 @@ class Translator:
         self.chunks_done += 1
         self._report()
 
-    def _send_whole(self, page: _PageRun) -> None:
-        """The kept old Chinese fails the page's checks (a flaw from before, or a hand edit):
-        send every section again, each with its old Chinese as reference, ahead of the rest."""
+    def _send_whole(self, page: _PageRun, problems: list[str]) -> None:
+        """The page put together fails the page's checks (a flaw in the kept old Chinese, a hand
+        edit, or what only the whole page shows): send every section again, each with its old
+        Chinese as reference and the rejection as a note, ahead of the rest."""
         page.sent_whole, page.done = True, 0
         page.plan = plan_page(page.job.english, page.job.previous, whole=True)
         page.plan.cut(self.chunk_size)
+        for chunk in page.plan.chunks:
+            chunk.note = problems
         page.outcome.parts_kept, page.outcome.parts_sent = 0, len(page.plan.parts)
         self.chunks_total += len(page.plan.chunks)
         self.retries_whole += [asyncio.ensure_future(self._run_chunk(chunk, page, -1)) for chunk in page.plan.chunks]
@@ -321,49 +344,94 @@ class Translator:
             page.outcome.error = message
             self.pages_finished += 1
 
+    def _time_left(self) -> float:
+        return self.stop_at - asyncio.get_running_loop().time()
+
     def _still_wanted(self, page: _PageRun) -> None:
         if page.outcome.error:
+            raise _PageFailed()
+        if self._time_left() <= 0:
+            self._fail(page, f"not finished within the run's {self.settings.run_timeout:g} s (--run-timeout)")
             raise _PageFailed()
         if self.fatal:
             self._fail(page, f"{'not attempted' if not page.outcome.requests else 'stopped'}: {self.fatal}")
             raise _PageFailed()
 
     async def _translate_chunk(self, chunk: Chunk, page: _PageRun, rank: int) -> str:
-        """One chunk, retried with the rejection fed back until it passes the chunk checks."""
+        """One chunk, retried with the rejection fed back until it passes the gate."""
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": chunk.request}]
-        problems: list[str] = []
-        for attempt in range(self.settings.retries + 1):
-            if attempt:
+        problems: list[str] = list(chunk.note)
+        for _ in range(self.settings.retries + 1):
+            if problems:
                 messages = messages[:2] + [{"role": "user", "content": retry_note(problems)}]
             reply, finish = await self._chat(messages, page, rank)
-            problems = chunk.problems(reply, finish)
-            if not problems:  # its rendered HTML must match the English chunk's but for text
-                problems = markup_differences(
-                    chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer)
-                )
+            problems = self.chunk_problems(chunk, reply, finish, page.job.english)
             if not problems:
                 return reply
-        raise ValueError("; ".join(problems))
+        raise ReplyRejected(problems)
+
+    def chunk_problems(self, chunk: Chunk, reply: str, finish: str, english: Page) -> list[str]:
+        """Everything wrong with a reply to one chunk; nothing is rendered before its bytes and
+        shape are known to be safe."""
+        bad = bad_characters(reply)
+        if bad:
+            codes = ", ".join(dict.fromkeys(code for _, code in bad))
+            return [f"the reply holds control or invalid characters ({codes}): write plain text"]
+        problems = chunk.problems(reply, finish)
+        if problems:
+            return problems
+        excess = excesses(chunk.restored_text(reply))
+        if excess:
+            return [excess_.message for excess_ in excess]
+        english_part, reply_part = chunk.pages(reply)
+        problems = self.gate.code_problems(english_part, reply_part)
+        if problems:
+            return problems
+        problems = markup_differences(chunk.html(chunk.document, self.renderer), chunk.html(reply, self.renderer))
+        if problems:  # its rendered HTML must match the English chunk's but for text
+            return problems
+        return self.gate.text_problems(english_part, reply_part, whole_english=english) + comment_problems(
+            english_part, reply_part
+        )
 
     async def _chat(self, messages: list[dict], page: _PageRun, rank: int) -> tuple[str, str]:
         """One completion through the limiter, retrying what may pass on a later try."""
-        extra = {"thinking": {"type": "disabled"}} if self.settings.thinking_disabled else None
+        extra = DEEPSEEK_WITHOUT_THINKING if self.settings.is_deepseek else None
         failures = overloads = attempts = 0
         while True:
             self._still_wanted(page)
             epoch = await self.limiter.acquire(rank)
+            wait = None
             try:
                 self._still_wanted(page)
                 attempts += 1
                 page.outcome.requests += 1
-                response = await self.client.chat.completions.create(
-                    model=self.settings.model,
-                    messages=messages,
-                    temperature=self.settings.temperature,
-                    stream=False,
-                    extra_body=extra,
-                )
+                try:
+                    async with asyncio.timeout(min(self.settings.timeout, self._time_left())):
+                        response = await self.client.chat.completions.create(
+                            model=self.settings.model,
+                            messages=messages,
+                            temperature=self.settings.temperature,
+                            stream=False,
+                            extra_body=extra,
+                        )
+                except TimeoutError:
+                    self._still_wanted(page)  # the run's own time is up: say so
+                    raise RequestFailed(DeadlineExceeded(), attempts) from None
+                except json.JSONDecodeError as error:
+                    raise BadReply(_not_json(error.doc)) from None
+                reply = self._account(response, page.outcome)
                 self.limiter.succeeded()
+                return reply
+            except BadReply as error:
+                failures += 1
+                if failures > self.settings.retries:
+                    raise RequestFailed(error, attempts) from None
+            except openai.APIConnectionError as error:  # refused or reset: the server (or a proxy) is overloaded
+                self.limiter.overloaded(epoch)
+                overloads += 1
+                if overloads > self.overload_retries:
+                    raise RequestFailed(error, attempts) from None
             except openai.APIError as error:
                 wait = retry_after_seconds(getattr(getattr(error, "response", None), "headers", None))
                 status = getattr(error, "status_code", None)
@@ -374,50 +442,71 @@ class Translator:
                     failures += 1
                 if not _retryable(error) or failures > self.settings.retries or overloads > self.overload_retries:
                     raise RequestFailed(error, attempts) from None
-            else:
-                return self._account(response, page.outcome)
             finally:
                 self.limiter.release()
             await asyncio.sleep(wait if wait is not None else backoff_seconds(failures + overloads))
 
     @staticmethod
     def _account(response, outcome: Outcome) -> tuple[str, str]:
-        usage = response.usage
-        if usage is not None:
-            outcome.tokens_in += usage.prompt_tokens or 0
-            outcome.tokens_out += usage.completion_tokens or 0
-            cached = getattr(usage, "prompt_cache_hit_tokens", None)
-            if cached is None and usage.prompt_tokens_details is not None:
-                cached = usage.prompt_tokens_details.cached_tokens
-            outcome.tokens_cached += cached or 0
-        choice = response.choices[0] if response.choices else None
-        if choice is None:
-            return "", "missing"
-        return choice.message.content or "", choice.finish_reason or ""
+        """(text, finish reason) of a chat completion, its tokens counted; BadReply for any other shape."""
+        if isinstance(response, str | bytes):  # openai hands back the text of a 200 that is not JSON
+            raise BadReply(_not_json(response))
+        try:
+            usage = response.usage
+            if usage is not None:
+                outcome.tokens_in += usage.prompt_tokens or 0
+                outcome.tokens_out += usage.completion_tokens or 0
+                cached = getattr(usage, "prompt_cache_hit_tokens", None)
+                if cached is None and usage.prompt_tokens_details is not None:
+                    cached = usage.prompt_tokens_details.cached_tokens
+                outcome.tokens_cached += cached or 0
+            choices = response.choices
+        except (AttributeError, TypeError) as error:  # fields of the wrong type: openai does not validate
+            raise BadReply(f"the reply is not a chat completion ({error})") from None
+        if not choices:
+            raise BadReply("the reply has no choices (an empty 'choices' list): the server produced nothing")
+        choice = choices[0]
+        content = getattr(getattr(choice, "message", None), "content", None)
+        if not isinstance(content, str):
+            raise BadReply("the reply's first choice has no text (message.content is missing)")
+        return content, str(getattr(choice, "finish_reason", None) or "")
 
     def _finish(self, page: _PageRun) -> None:
-        """Put the page together, check it whole, and write it atomically; or record why not."""
+        """Put the page together, pass it through the gate whole, and write it atomically; or record why not."""
         rel = page.job.rel
+        target = self.glossary.lang_dir(TARGET_LANG) / rel
         try:
             text = page.plan.assemble(self.settings.model, self.glossary.source_hash_of(rel))
-        except ValueError as error:
-            return self._fail(page, self.settings.scrub(str(error)))
-        problems = structure_problems(page.job.english, parse_translation(text, rel), self.page_renderer)
-        if problems and page.plan.parts_kept and not page.sent_whole:
-            return self._send_whole(page)
+        except ReplyRejected as rejection:
+            return self._fail(page, self.settings.scrub(str(rejection)))
+        # The image step picks the Chinese variant of each diagram, where one exists.
+        text, _ = fix_text(self.glossary, parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG))
+        written = parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG)
+        if page.job.reason == "comments":
+            problems = self.gate.comment_page_problems(page.job.english, written)
+        else:
+            problems = self.gate.page_problems(page.job.english, written)
+        if problems and not page.sent_whole:
+            return self._send_whole(page, problems)
         if problems:
             return self._fail(page, self.settings.scrub("; ".join(problems)))
-        target = self.glossary.lang_dir(TARGET_LANG) / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        # The image step picks the Chinese variant of each diagram, where one exists.
-        written = parse_page(text, target, f"glossary/{TARGET_LANG}/{rel}", rel, TARGET_LANG)
-        text, _ = fix_text(self.glossary, written)
         try:
             write_text_atomic(target, text)
-        except OSError as error:
-            return self._fail(page, f"cannot write glossary/{TARGET_LANG}/{rel}: {error.strerror or error}")
+        except (OSError, UnicodeError) as error:
+            return self._fail(
+                page, f"cannot write glossary/{TARGET_LANG}/{rel}: {getattr(error, 'strerror', None) or error}"
+            )
         page.outcome.status = "translated"
         self.pages_finished += 1
+
+
+def _not_json(body: str | bytes) -> str:
+    start = body[:60] if isinstance(body, str) else body[:60].decode("utf-8", "replace")
+    return (
+        f"the server answered 200 with a body that is not JSON ({start.strip()!r}…): "
+        "usually a proxy's or gateway's page; retried"
+    )
 
 
 async def run_jobs(
