@@ -31,7 +31,7 @@ def _check_location(page: Page) -> list[Problem]:
     parts = page.rel.split("/")
     if page.rel == "index.md" or (len(parts) == 2 and parts[0] in SECTIONS):
         return []
-    return [page.problem(1, f"page is outside the four sections ({', '.join(SECTIONS)}): move it into one of them")]
+    return [page.problem(1, f"page is outside the sections ({', '.join(SECTIONS)}): move it into one of them")]
 
 
 def _check_links(glossary: Glossary, page: Page) -> list[Problem]:
