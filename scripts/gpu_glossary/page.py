@@ -22,7 +22,7 @@ import yaml
 
 from gpu_glossary import fast_yaml
 
-SECTIONS = ("device-hardware", "device-software", "host-software", "perf")
+SECTIONS = ("device-hardware", "device-software", "host-software", "perf", "systems")
 SOURCE_HASH_KEY = "source_hash"
 
 _yaml_handler = frontmatter.YAMLHandler()

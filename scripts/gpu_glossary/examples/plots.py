@@ -1,8 +1,9 @@
-"""Charts drawn from recorded runs: the measured roofline and the wave-quantization steps.
+"""Charts drawn from recorded runs: the measured roofline, the wave-quantization steps and the
+all-reduce bus bandwidth on 2 and 4 GPUs.
 
-Each chart reads one example's recorded output in `glossary/runs.yml`, so re-running the
-examples on a GPU and then `gpu-glossary plots` redraws them; a test fails when a committed
-chart no longer matches its run. The charts are plain SVG in the palette of
+Each chart reads one example's recorded output in `glossary/runs.yml` (the all-reduce chart: its
+runs on each GPU count), so re-running the examples on a GPU and then `gpu-glossary plots` redraws
+them; a test fails when a committed chart no longer matches its run. The charts are plain SVG in the palette of
 `glossary/images/PALETTE.md` (light, dark and Chinese variants): nothing loads at page view.
 """
 
@@ -254,6 +255,100 @@ def draw_waves(record: Record, lang: str) -> str:
 
 
 H100 = "NVIDIA H100 80GB HBM3"
+# -- all-reduce bus bandwidth against message size ----------------------------------------
+
+BUSBW_WORDS = {
+    "en": {
+        "title": "All-reduce bus bandwidth measured on {device}",
+        "x": "message size (each GPU's buffer)",
+        "y": "bus bandwidth (GB/s)",
+        "series": "{n} GPUs: {bw:,.0f} GB/s at {size}",
+        "desc": "Log-log chart of NCCL all-reduce bus bandwidth against message size, from recorded runs on {device} "
+        "with {counts} GPUs. From {first} to {last} the bandwidth rises in proportion to the size while a fixed "
+        "latency dominates, then levels off where the links are the limit: {plateaus}.",
+    },
+    "zh": {
+        "title": "在 {device} 上实测的全归约总线带宽",
+        "x": "消息大小（每个 GPU 的缓冲区）",
+        "y": "总线带宽（GB/s）",
+        "series": "{n} 个 GPU：{size} 时 {bw:,.0f} GB/s",
+        "desc": "根据 {device} 上 {counts} 个 GPU 的记录运行绘制的双对数图：NCCL 全归约的总线带宽随消息大小的变化。"
+        "从 {first} 到 {last}，小消息受固定延迟支配，带宽与大小成正比增长；"
+        "大消息受链路带宽限制，曲线趋于平坦：{plateaus}。",
+    },
+}
+_BUSBW_HEADER = r"^all_reduce \(sum, float32\) on (\d+) GPUs: (.+), NCCL [\d.]+$"
+_BUSBW_ROW = r"^\s*([\d.]+) (KiB|MiB|GiB)\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+(\S+)$"
+_UNIT_BYTES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def _size_label(size: float) -> str:
+    for unit in ("GiB", "MiB", "KiB"):
+        if size >= _UNIT_BYTES[unit]:
+            return f"{size / _UNIT_BYTES[unit]:g} {unit}"
+    return f"{size:g} B"
+
+
+def _busbw_series(record: Record) -> tuple[int, str, list[tuple[float, float]]]:
+    """(GPU count, GPU name, [(bytes, busbw GB/s)]) from one recorded run of the all-reduce sweep."""
+    header = re.search(_BUSBW_HEADER, record.stdout, re.M)
+    if header is None:
+        raise PlotError(f"the recorded output has no all-reduce header (pattern {_BUSBW_HEADER!r})")
+    rows = re.findall(_BUSBW_ROW, record.stdout, re.M)
+    if not rows:
+        raise PlotError(f"the recorded output has no measured sizes (pattern {_BUSBW_ROW!r})")
+    failed = [f"{size} {unit}" for size, unit, _, verdict in rows if verdict != "ok"]
+    if failed:
+        raise PlotError(f"the recorded run's check failed at {', '.join(failed)}")
+    points = [(float(size) * _UNIT_BYTES[unit], float(busbw)) for size, unit, busbw, _ in rows]
+    return int(header.group(1)), header.group(2), points
+
+
+def draw_bus_bandwidth(records: list[Record], lang: str) -> str:
+    """One line per recorded GPU count (e.g. 2 and 4) of the all-reduce sweep on the all-reduce page."""
+    words = BUSBW_WORDS[lang]
+    series = sorted((_busbw_series(record) for record in records), key=lambda s: s[0])
+    device = " / ".join(dict.fromkeys(name for _, name, _ in series))
+    sizes = [size for _, _, points in series for size, _ in points]
+    values = [bw for _, _, points in series for _, bw in points if bw > 0]
+    if not values:
+        raise PlotError("every measured bus bandwidth is zero")
+    x_low, x_high = min(sizes), max(sizes)
+    y_low = 10.0 ** math.floor(math.log10(min(values)))
+    y_high = 10.0 ** math.ceil(math.log10(max(values)))
+    x = _scale(x_low, x_high if x_high > x_low else x_low * 4, LEFT + 20, WIDTH - RIGHT - 20, log=True)
+    y = _scale(y_low, y_high, BOTTOM, TOP, log=True)
+    legend = [words["series"].format(n=n, bw=points[-1][1], size=_size_label(points[-1][0])) for n, _, points in series]
+    canvas = _Canvas(
+        words["title"].format(device=device),
+        words["desc"].format(
+            device=device,
+            counts=", ".join(str(n) for n, _, _ in series),
+            first=_size_label(x_low),
+            last=_size_label(x_high),
+            plateaus="; ".join(legend),
+        ),
+        lang,
+    )
+    for exponent in range(round(math.log10(y_low)), round(math.log10(y_high)) + 1):
+        value = 10.0**exponent
+        canvas.line(LEFT, y(value), WIDTH - RIGHT, y(value), "#e3ecfa", 1)
+        canvas.text(LEFT - 10, y(value) + 5, f"{value:,g}", size=13, anchor="end")
+    for size in sorted(set(sizes)):
+        canvas.line(x(size), TOP, x(size), BOTTOM, "#f6f8fa", 1)
+        canvas.text(x(size), BOTTOM + 22, _size_label(size), size=12)
+    canvas.frame(words["x"], words["y"])
+    colours = (MEMORY, COMPUTE, SCHEDULING)
+    for index, (_, _, points) in enumerate(series):
+        colour = colours[index % len(colours)]
+        canvas.polyline([(x(size), y(max(bw, y_low))) for size, bw in points], colour, 2.5)
+        for size, bw in points:
+            canvas.dot(x(size), y(max(bw, y_low)), colour)
+        canvas.line(LEFT + 16, TOP + 14 + 24 * index, LEFT + 44, TOP + 14 + 24 * index, colour, 3)
+        canvas.text(LEFT + 52, TOP + 19 + 24 * index, legend[index], colour=TEXT, anchor="start")
+    return canvas.svg()
+
+
 CHARTS = (
     Chart("roofline-h100-measured", "perf/roofline-model.md#roofline", H100, draw_roofline),
     Chart("wave-quantization-h100-measured", "perf/wave-quantization.md#waves", H100, draw_waves),
