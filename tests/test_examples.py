@@ -237,6 +237,7 @@ def test_saving_is_atomic_and_keeps_the_old_file_on_failure(tmp_path, monkeypatc
 def test_normalized_output_drops_trailing_spaces_and_blank_lines():
     assert normalize_output("a  \r\nb\t\n\n\n") == "a\nb"
     assert normalize_output("\x1b[4mGPU0\tCPU Affinity\x1b[0m") == "GPU0\tCPU Affinity"
+    assert normalize_output("log:\n\x00\x00inc.cu(1): error") == "log:\ninc.cu(1): error", "a NUL the program wrote"
 
 
 # -- the output check, in a copy of the real glossary --------------------------------

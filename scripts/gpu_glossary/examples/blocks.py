@@ -131,10 +131,14 @@ def _is_library(flag: str) -> bool:
 _TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+# Control characters a page cannot show (a C string's NUL written with its buffer): tabs and line ends stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def normalize_output(text: str) -> str:
-    """Output as a page shows it: Unix line ends, no terminal colour or underline codes,
-    no trailing spaces, no trailing blank lines."""
-    text = _TERMINAL_ESCAPE.sub("", text)
+    """Output as a page shows it: Unix line ends, no terminal colour or underline codes, no
+    other control characters, no trailing spaces, no trailing blank lines."""
+    text = _CONTROL.sub("", _TERMINAL_ESCAPE.sub("", text))
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
 
