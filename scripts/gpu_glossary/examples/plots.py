@@ -34,8 +34,13 @@ class PlotError(ValueError):
 class Chart:
     name: str  # glossary/images/<name>.svg
     example_id: str
-    device: str  # whose recorded run it draws
-    draw: Callable[[Record, str], str]  # (record, lang) -> light SVG
+    devices: tuple[str, ...]  # whose recorded runs it draws, in this order
+    draw: Callable[[list[Record], str], str]  # (records, lang) -> light SVG
+
+
+def _one(draw: Callable[[Record, str], str]) -> Callable[[list[Record], str], str]:
+    """A chart of one device's run."""
+    return lambda records, lang: draw(records[0], lang)
 
 
 class _Canvas:
@@ -349,9 +354,11 @@ def draw_bus_bandwidth(records: list[Record], lang: str) -> str:
     return canvas.svg()
 
 
+H200_NODE = ("2× NVIDIA H200", "4× NVIDIA H200")
 CHARTS = (
-    Chart("roofline-h100-measured", "perf/roofline-model.md#roofline", H100, draw_roofline),
-    Chart("wave-quantization-h100-measured", "perf/wave-quantization.md#waves", H100, draw_waves),
+    Chart("roofline-h100-measured", "perf/roofline-model.md#roofline", (H100,), _one(draw_roofline)),
+    Chart("wave-quantization-h100-measured", "perf/wave-quantization.md#waves", (H100,), _one(draw_waves)),
+    Chart("all-reduce-busbw-h200-measured", "systems/all-reduce.md#allreduce", H200_NODE, draw_bus_bandwidth),
 )
 
 
@@ -359,12 +366,13 @@ def chart_files(runs: Runs) -> dict[str, str]:
     """Every chart variant's file name (light, dark, Chinese) and SVG text, from the recorded runs."""
     files: dict[str, str] = {}
     for chart in CHARTS:
-        record = runs.get(chart.example_id, chart.device)
-        if record is None:
-            raise PlotError(f"{chart.name}: no recorded run of {chart.example_id} on {chart.device}")
+        records = [runs.get(chart.example_id, device) for device in chart.devices]
+        missing = [device for device, record in zip(chart.devices, records, strict=True) if record is None]
+        if missing:
+            raise PlotError(f"{chart.name}: no recorded run of {chart.example_id} on {', '.join(missing)}")
         for lang, suffix in (("en", ""), ("zh", ".zh")):
             try:
-                light = chart.draw(record, lang)
+                light = chart.draw(records, lang)
             except PlotError as exc:
                 raise PlotError(f"{chart.name}: {chart.example_id}: {exc}") from None
             files[f"{chart.name}{suffix}.svg"] = light
