@@ -34,9 +34,9 @@ from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
-from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
+from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, segment_chinese, write_search_index
 from gpu_glossary.site.template_cache import with_bytecode_cache
-from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
+from gpu_glossary.site.term_index import index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
 from gpu_glossary.terminology import TerminologyError, load_terminology
 
@@ -67,10 +67,10 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.site_pages: list = []
         self.nav_order: list[str] = []
         self.root_site_url = ""
-        self.jieba_dict: Path | None = None
+        self.search_pages: list[SearchPage] = []
         self.unsafe_html: list[Problem] = []
 
-    @event_priority(100)  # before Material's search plugin reads jieba_dict_user
+    @event_priority(100)
     def on_config(self, config):
         self.lang = config.theme.get("language") or SOURCE_LANG
         if self.lang not in LANGUAGES:
@@ -97,9 +97,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
-        segment_chinese(self.lang == "zh")
-        if self.lang == "zh":
-            self.jieba_dict = write_jieba_dictionary(config, self.terminology)
+        segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
         config.markdown_extensions.append(GlossaryExtension(self.state))
         return config
 
@@ -152,7 +150,6 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
-        add_search_terms(page.meta, self.glossary, self.lang, rel, len(self.backlinks.get(rel, [])))
         if rel in self.extra.untranslated:
             page.edit_url = edit_url(config, self.config.branch, SOURCE_LANG, rel)
         elif rel in self.extra.generated:
@@ -162,6 +159,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
         self.site_pages.append(page)
+        self._index_for_search(page, rel)
         return context
 
     def on_template_context(self, context, template_name, config):
@@ -178,9 +176,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_post_build(self, config) -> None:
         site_dir = Path(config.site_dir)
         patch_alternate_lookup(site_dir)
-        index = site_dir / "search" / "search_index.json"
-        if index.is_file():
-            rewrite_index(index)
+        write_search_index(site_dir / INDEX_PATH, self.lang, self.search_pages)
+        self.search_pages = []
         order = {rel: index for index, rel in enumerate(self.nav_order)}
         pages = []
         for page in sorted(self.site_pages, key=lambda p: order.get(p.file.src_uri, len(order))):
@@ -190,10 +187,23 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         write_llms_files(
             site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
         )
-        if self.jieba_dict:
-            self.jieba_dict.unlink(missing_ok=True)
-            self.jieba_dict = None
         self.site_pages = []
+
+    def _index_for_search(self, page, rel: str) -> None:
+        if rel in self.extra.untranslated:  # English text stays out of the Chinese index
+            return
+        model = self._source_page(rel)
+        kind = (
+            "generated"
+            if rel in self.extra.generated
+            else "overview"
+            if model.is_index or not model.section
+            else "term"
+        )
+        section = page.parent.title if page.parent else ""
+        english = self.glossary.page(SOURCE_LANG, rel)
+        referrers = len(self.backlinks.get(rel, []))
+        self.search_pages.append(search_page(page.url, page.content or "", model, english, kind, referrers, section))
 
     def _source_page(self, rel: str) -> Page:
         """The page model behind a built page: its file, the English fallback or generated text."""

@@ -1,4 +1,4 @@
-"""What each page knows about the others: previews, abbreviations, backlinks, search weight."""
+"""What each page knows about the others: previews, abbreviations, backlinks."""
 
 from __future__ import annotations
 
@@ -44,22 +44,3 @@ def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: 
         items.append(f"- [{escape_markdown(glossary.resolved_page(lang, source).title)}]({link})")
     heading = f"## {strings(lang)['referenced_by']} {{#referenced-by data-search-exclude}}"
     return markdown.rstrip() + f"\n\n{heading}\n\n" + "\n".join(items) + "\n"
-
-
-def add_search_terms(meta: dict, glossary: Glossary, lang: str, rel: str, referrers: int) -> None:
-    """Help search put a term's own page first.
-
-    The term's names become search tags (Material weighs tags far above text), and pages
-    that many others link to get a higher boost: Material matches prefixes, so "warp" also
-    hits the rarer "Warpgroup", and how often a page is referenced is what tells the
-    central term from its neighbours.
-    """
-    model = glossary.resolved_page(lang, rel)
-    if model is None or not model.section or model.is_index:
-        return
-    english = glossary.page(SOURCE_LANG, rel) or model
-    # Aliases stay out: "warp group" would make "warp" find Warpgroup as strongly as Warp.
-    meta["tags"] = list(dict.fromkeys(name for name in (model.title, english.title, model.abbreviation) if name))
-    search = meta.setdefault("search", {})
-    if isinstance(search, dict) and not search.get("exclude"):
-        search.setdefault("boost", round(1 + referrers / 10, 2))
