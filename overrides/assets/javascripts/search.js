@@ -231,12 +231,20 @@
     return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
 
+  /* The words at the start of a word (Latin) or anywhere (Chinese), longest first. */
+  function wordPattern(words) {
+    var alternatives = words.slice().sort(function (a, b) { return b.length - a.length; }).map(function (w) {
+      return HAN.test(w) ? escapeRegExp(w) : "(?<![0-9A-Za-z_])" + escapeRegExp(w);
+    });
+    return new RegExp("(" + alternatives.join("|") + ")", "giu");
+  }
+
   /* `text` as nodes, with every occurrence of one of `words` in a <mark>. */
   function marked(text, words) {
     var fragment = document.createDocumentFragment();
     var useful = words.filter(function (w) { return w.length >= 2 || HAN.test(w); });
     if (!useful.length) { fragment.appendChild(document.createTextNode(text)); return fragment; }
-    var pattern = new RegExp("(" + useful.map(escapeRegExp).sort(function (a, b) { return b.length - a.length; }).join("|") + ")", "giu");
+    var pattern = wordPattern(useful);
     text.split(pattern).forEach(function (part, i) {
       if (!part) return;
       if (i % 2) {

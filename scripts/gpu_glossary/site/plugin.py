@@ -14,6 +14,7 @@ here, and each hook hands the work to the module that owns it:
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -34,7 +35,9 @@ from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
+from gpu_glossary.site.reading_path import PATH_PAGE, load_path, marker, stops_by_page
 from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, segment_chinese, write_search_index
+from gpu_glossary.site.seo import page_meta
 from gpu_glossary.site.template_cache import with_bytecode_cache
 from gpu_glossary.site.term_index import index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
@@ -68,6 +71,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.nav_order: list[str] = []
         self.root_site_url = ""
         self.search_pages: list[SearchPage] = []
+        self.path_stops: list[str] = []
+        self.nav_pages: dict = {}
         self.unsafe_html: list[Problem] = []
 
     @event_priority(100)
@@ -86,6 +91,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             [p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
             "pages",
         )
+        self.path_stops, path_problems = load_path(self.glossary)
+        _refuse(path_problems, "reading path")
         self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
@@ -102,13 +109,14 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         return config
 
     def on_files(self, files: Files, config) -> Files:
-        self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology)
+        self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology, self.path_stops)
         self.backlinks = index_terms(self.glossary, self.lang, self.state)
         return files
 
     def on_nav(self, nav, config, files):
         """Section titles come from each section's index page, so they follow the language."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
+        self.nav_pages = {page.file.src_uri: page for page in nav.pages}
         for item in nav.items:
             if getattr(item, "is_section", False):
                 index = next(
@@ -158,6 +166,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
         )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
+        self._describe(page, rel, config, context["gg"])
+        self._place_on_path(page, rel, context["gg"])
         self.site_pages.append(page)
         self._index_for_search(page, rel)
         return context
@@ -188,6 +198,36 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
         )
         self.site_pages = []
+
+    def _place_on_path(self, page, rel: str, gg: dict) -> None:
+        """A stop of the reading path shows its place on it, and its Next and Previous (the
+        footer, the `n` and `p` keys) follow the path instead of the sidebar."""
+        stops = stops_by_page(self.path_stops)
+        if rel == PATH_PAGE and self.path_stops:
+            page.next_page = self.nav_pages.get(self.path_stops[0], page.next_page)
+        stop = stops.get(rel)
+        if stop is None:
+            return
+        gg["path"] = marker(self.glossary, self.lang, rel, stop)
+        page.previous_page = self.nav_pages.get(stop.previous or PATH_PAGE, page.previous_page)
+        if stop.next:
+            page.next_page = self.nav_pages.get(stop.next, page.next_page)
+
+    def _describe(self, page, rel: str, config, gg: dict) -> None:
+        """The page's own summary as its description, its title and social tags (seo.py)."""
+        model = self._source_page(rel)
+        if model.summary:  # Material writes <meta name="description"> from it, as it is: escaped here
+            page.meta["description"] = html.escape(model.summary, quote=True)
+        english = self.glossary.page(SOURCE_LANG, rel)
+        gg["seo"] = page_meta(
+            model,
+            english,
+            self.lang,
+            config.site_name,
+            config.site_description or "",
+            page.canonical_url or page.url,
+            gg["alternates"],
+        )
 
     def _index_for_search(self, page, rel: str) -> None:
         if rel in self.extra.untranslated:  # English text stays out of the Chinese index
