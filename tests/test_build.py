@@ -82,7 +82,7 @@ def test_search_indexes_hold_only_their_language(site):
     en_pages, zh_pages = search_pages(site, ""), search_pages(site, "zh/")
     assert not any(CJK.search(page["t"]) for page in en_pages.values())
     translated = {(rel.removesuffix(".md") + "/").removesuffix("index/") for rel in glossary.pages["zh"]}
-    assert set(zh_pages) - {"terms/", "terminology/"} <= translated
+    assert set(zh_pages) - {"terms/", "terminology/", "path/"} <= translated
     assert zh_pages["device-software/warp/"]["t"] == "线程束"
 
 
@@ -145,12 +145,26 @@ def test_generated_index_and_terminology_pages(site):
     assert "线程束" in read(site, "zh/terminology/index.html")
 
 
-def test_referenced_by_lists_pages_linking_here(site):
+def test_referenced_by_lists_pages_linking_here_one_line_per_section(site):
     html = read(site, "device-software/warp/index.html")
     section = html[html.index('id="referenced-by"') :]
     assert "streaming-multiprocessor/" in section
+    lines = re.findall(r"<li><strong>([^<]+)</strong>", section[: section.index("</ul>")])
+    assert lines[:2] == ["Device hardware", "Device software"] and len(lines) == len(set(lines)) <= 5
     zh_html = read(site, "zh/device-software/warp/index.html")
-    assert "引用本页的页面" in zh_html
+    assert "引用本页的页面" in zh_html and "<li><strong>设备硬件</strong>：" in zh_html
+
+
+def test_chinese_pages_have_chinese_interface_strings(site):
+    html = read(site, "zh/device-software/warp/index.html")
+    assert 'title="永久链接"' in html and "Permanent link" not in html
+    assert "切换到深色模式" in html and "Switch to dark mode" not in html
+    assert "本站使用" in html and "Made with" not in html
+
+
+def test_terminology_table_links_each_term_that_has_a_page(site):
+    html = read(site, "zh/terminology/index.html")
+    assert '<a data-gg-summary="' in html and 'href="../device-software/warp/">warp</a>' in html
 
 
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):

@@ -201,11 +201,32 @@
   }
 
   var boxes = [];
+  var resized = "ResizeObserver" in window ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) { edges(entry.target); });
+  }) : null;
+  /* Code in a table breaks between its words only: a line may break after a hyphen or a
+     slash ("nvidia-container-cli:"), so each word is kept whole by a span of its own. */
+  function keepWordsWhole(code) {
+    if (code.children.length || !/\S\s+\S/.test(code.textContent) && !/[-/]/.test(code.textContent)) return;
+    var fragment = document.createDocumentFragment();
+    code.textContent.split(/(\s+)/).forEach(function (part) {
+      if (!part) return;
+      if (/^\s+$/.test(part)) { fragment.appendChild(document.createTextNode(part)); return; }
+      var word = document.createElement("span");
+      word.className = "gg-word";
+      word.textContent = part;
+      fragment.appendChild(word);
+    });
+    code.textContent = "";
+    code.appendChild(fragment);
+  }
+
   function watchTables() {
+    Array.prototype.forEach.call(article.querySelectorAll("table:not([class]) td code"), keepWordsWhole);
     Array.prototype.forEach.call(article.querySelectorAll("table"), function (table) {
-      var box = table.parentElement;
+      var box = table.closest(".md-typeset__scrollwrap") || table.parentElement;
       if (!box || box.hasAttribute("data-gg-scroll-box")) return;
-      if (getComputedStyle(box).overflowX === "visible") {  // not yet wrapped by Material
+      if (getComputedStyle(box).overflowX === "visible") {  // not wrapped by Material
         var wrapper = document.createElement("div");
         wrapper.className = "gg-table-scroll";
         table.parentNode.insertBefore(wrapper, table);
@@ -216,6 +237,7 @@
       box.addEventListener("scroll", function () { edges(box); }, { passive: true });
       boxes.push(box);
       edges(box);
+      if (resized) resized.observe(box);  // drawn late (content-visibility), or the screen turned
     });
   }
 
@@ -250,7 +272,6 @@
   // only when the reader nears them (content-visibility), so code is measured again then.
   if (document.readyState === "complete") setTimeout(measureAll, 0);
   else addEventListener("load", function () { setTimeout(measureAll, 0); });
-  addEventListener("resize", function () { boxes.forEach(edges); });
   if ("IntersectionObserver" in window) {
     var seen = new IntersectionObserver(function (entries) {
       if (entries.some(function (e) { return e.isIntersecting; })) watchCode();
