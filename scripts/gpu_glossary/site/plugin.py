@@ -5,10 +5,12 @@ inherits it); the language comes from `theme.language`. Each MkDocs event has on
 here, and each hook hands the work to the module that owns it:
 
 - `files`: images, untranslated fallbacks, generated pages;
-- `term_index`: link previews, abbreviations, "Referenced by", search weight;
+- `term_index`: link previews, abbreviations, "Referenced by";
 - `theme_context`: language links, notices, edit and report links for the overrides;
+- `seo`: each page's title, description and social tags; `reading_path`: the path's stops;
 - `gpu_glossary.sanitize` and `csp`: only allowlisted HTML, under a content security policy;
-- `llms`, `search_index`, `material_fixes`: what is written after the build;
+- `llms`, `search_index`, `material_fixes`: what is written after the build (the search index
+  from each page's HTML, collected as it is rendered);
 - `template_cache`: theme templates compiled once, not on every build.
 """
 
