@@ -243,29 +243,29 @@
 
   /* ---- Output with long lines: a button that wraps them ---- */
 
-  function watchCode() {
-    Array.prototype.forEach.call(article.querySelectorAll(".highlight pre"), function (pre) {
-      var code = pre.querySelector("code");
-      if (!code || pre.querySelector(".gg-wrap") || code.scrollWidth <= code.clientWidth + 1) return;
-      var wrap = document.createElement("button");
-      wrap.type = "button";
-      wrap.className = "gg-wrap md-icon";
-      wrap.title = t.wrap || "Wrap long lines";
-      wrap.setAttribute("aria-label", wrap.title);
-      wrap.setAttribute("aria-pressed", "false");
-      wrap.textContent = "↵";
-      wrap.addEventListener("click", function () {
-        var on = pre.classList.toggle("gg-wrapped");
-        wrap.setAttribute("aria-pressed", String(on));
-      });
-      pre.appendChild(wrap);
+  /* Measured when a block comes near the screen: a block further away is not laid out yet
+     (content-visibility), and measuring it would lay it out. */
+  function watchCode(highlight) {
+    var pre = highlight.querySelector("pre");
+    var code = pre && pre.querySelector("code");
+    if (!code || pre.querySelector(".gg-wrap") || code.scrollWidth <= code.clientWidth + 1) return;
+    var wrap = document.createElement("button");
+    wrap.type = "button";
+    wrap.className = "gg-wrap md-icon";
+    wrap.title = t.wrap || "Wrap long lines";
+    wrap.setAttribute("aria-label", wrap.title);
+    wrap.setAttribute("aria-pressed", "false");
+    wrap.textContent = "↵";
+    wrap.addEventListener("click", function () {
+      var on = pre.classList.toggle("gg-wrapped");
+      wrap.setAttribute("aria-pressed", String(on));
     });
+    pre.appendChild(wrap);
   }
 
   function measureAll() {
     watchTables();
     boxes.forEach(edges);
-    watchCode();
   }
 
   // Material wraps tables for scrolling once its bundle has run; blocks off screen are laid out
@@ -274,7 +274,7 @@
   else addEventListener("load", function () { setTimeout(measureAll, 0); });
   if ("IntersectionObserver" in window) {
     var seen = new IntersectionObserver(function (entries) {
-      if (entries.some(function (e) { return e.isIntersecting; })) watchCode();
+      entries.forEach(function (entry) { if (entry.isIntersecting) watchCode(entry.target); });
     }, { rootMargin: "200px" });
     Array.prototype.forEach.call(article.querySelectorAll(".highlight"), function (el) { seen.observe(el); });
   }
