@@ -117,7 +117,15 @@ def pytest_xdist_auto_num_workers(config) -> int:
 # The files that run longest, started first (with --no-loadscope-reorder in pyproject.toml;
 # xdist would otherwise start the files with the most tests first). Each file runs in one
 # process (--dist loadfile): a long file started last runs on alone while the other cores idle.
-LONGEST_FIRST = ("test_every_page.py", "test_translate.py", "test_browser.py", "test_live.py", "test_accessibility.py")
+LONGEST_FIRST = (
+    "test_every_page.py",
+    "test_translate.py",
+    "test_browser.py",
+    "test_reading.py",
+    "test_live.py",
+    "test_accessibility.py",
+    "test_search.py",
+)
 
 
 def pytest_collection_modifyitems(items) -> None:

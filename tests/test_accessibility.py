@@ -56,9 +56,8 @@ def test_no_serious_accessibility_violations_in_either_language_or_scheme(site, 
         problems += in_both_schemes(tab)
         assert tooltip.is_visible()  # still open after both checks: they measured it
         tab.keyboard.press("/")
-        search = tab.locator("input[data-md-component=search-query]")
+        search = tab.locator("form[data-gg-search] input")
         search.press_sequentially(query)
-        search.press("End")
         results = tab.locator(".md-search-result__item")
         results.first.wait_for(timeout=30000)
         problems += in_both_schemes(tab)

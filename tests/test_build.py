@@ -60,10 +60,9 @@ def test_untranslated_page_shows_english_under_notice_and_stays_out_of_chinese_s
     assert 'data-gg-notice="untranslated"' in html
     assert '<div lang="en">' in html
     assert "edit/main/glossary/en/perf/beta.md" in html
-    zh_index = json.loads(read(fixture_site, "zh/search/search_index.json"))
-    locations = {doc["location"].split("#")[0] for doc in zh_index["docs"]}
-    assert "perf/beta/" not in locations
-    assert "perf/alpha/" in locations
+    zh_pages = search_pages(fixture_site, "zh/")
+    assert "perf/beta/" not in zh_pages
+    assert "perf/alpha/" in zh_pages
 
 
 def test_stale_page_shows_notice_linking_to_english(fixture_site):
@@ -73,33 +72,52 @@ def test_stale_page_shows_notice_linking_to_english(fixture_site):
     assert "data-gg-notice" not in read(fixture_site, "zh/perf/index.html")
 
 
+def search_pages(site, prefix: str) -> dict[str, dict]:
+    """The search index's pages (scripts/gpu_glossary/site/search_index.py) by address."""
+    index = json.loads(read(site, prefix + "search/search_index.json"))
+    return {page["u"]: page for page in index["pages"]}
+
+
 def test_search_indexes_hold_only_their_language(site):
     glossary = load_glossary(ROOT)
-    en_index = json.loads(read(site, "search/search_index.json"))
-    zh_index = json.loads(read(site, "zh/search/search_index.json"))
-    assert en_index["config"]["lang"] == ["en"] and zh_index["config"]["lang"] == ["zh"]
-    assert "\\u200b" in zh_index["config"]["separator"] or "\u200b" in zh_index["config"]["separator"]
-    assert not any(CJK.search(doc["title"]) for doc in en_index["docs"])
+    en_pages, zh_pages = search_pages(site, ""), search_pages(site, "zh/")
+    assert not any(CJK.search(page["t"]) for page in en_pages.values())
     translated = {(rel.removesuffix(".md") + "/").removesuffix("index/") for rel in glossary.pages["zh"]}
-    for doc in zh_index["docs"]:
-        page = doc["location"].split("#")[0].rstrip("/")
-        page = page + "/" if page else ""
-        assert page in translated or page in ("terms/", "terminology/"), doc["location"]
+    assert set(zh_pages) - {"terms/", "terminology/", "path/"} <= translated
+    assert zh_pages["device-software/warp/"]["t"] == "线程束"
 
 
-def test_english_index_keeps_chinese_words_unsegmented(site):
-    """English search does not split on U+200B, so Chinese in English pages stays whole there."""
-    en_index = json.loads(read(site, "search/search_index.json"))
-    terminology = next(doc for doc in en_index["docs"] if doc["location"] == "terminology/")
-    assert "线程束" in terminology["text"]
-    assert not any("\u200b" in doc["text"] or "\u200b" in doc["title"] for doc in en_index["docs"])
+def test_search_entries_carry_names_summary_sections_and_weight(site):
+    en_pages = search_pages(site, "")
+    warp, warpgroup = en_pages["device-software/warp/"], en_pages["device-software/warpgroup/"]
+    assert warp["n"][0] == "Warp" and "warps" in warp["n"]
+    assert warp["w"] > warpgroup["w"] >= 1  # more pages link to Warp
+    assert en_pages["device-software/"]["w"] < 1 and en_pages["terms/"]["w"] < 1
+    assert warp["s"] == load_glossary(ROOT).page("en", "device-software/warp.md").summary
+    libcudart = en_pages["host-software/libcudart/"]
+    sections = {anchor: (heading, text) for anchor, heading, text in libcudart["x"]}
+    heading, text = sections["insufficient-driver"]
+    assert "CUDA driver version is insufficient for CUDA runtime version" in heading
+    assert "cudaErrorInsufficientDriver" in text
+    assert "referenced-by" not in sections and "¶" not in json.dumps(libcudart)
+    zh_warp = search_pages(site, "zh/")["device-software/warp/"]
+    assert zh_warp["n"][:2] == ["线程束", "Warp"]
 
 
-def test_chinese_index_keeps_terminology_words_whole(site):
-    zh_index = json.loads(read(site, "zh/search/search_index.json"))
-    text = " ".join(doc["text"] for doc in zh_index["docs"])
-    assert "\u200b线程束调度器\u200b" in text or "\u200b线程束调度器" in text
-    assert "\u200b共享内存" in text
+def test_search_index_keeps_api_names_of_listings_and_whole_outputs(site):
+    """A listing is indexed as its names, each once; a program's output stays whole."""
+    sections = {anchor: text for anchor, _, text in search_pages(site, "")["host-software/libcudart/"]["x"]}
+    assert "cudaRuntimeGetVersion" in sections["example"] and "dl_iterate_phdr" in sections["example"]
+    assert "std::printf" not in sections["example"]
+    assert "CUDA runtime (libcudart): 13.0 [13000]" in sections["example"]
+
+
+def test_search_indexes_are_compact_utf8(site):
+    for prefix in ("", "zh/"):
+        text = (site.dir / prefix / "search/search_index.json").read_bytes().decode("utf-8")
+        # UTF-8, not ASCII-escaped (\u7ebf: twice the bytes for Chinese), and no spaces between tokens
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+    assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")
 
 
 def test_llms_files_and_markdown_twins(site):
@@ -128,12 +146,26 @@ def test_generated_index_and_terminology_pages(site):
     assert "线程束" in read(site, "zh/terminology/index.html")
 
 
-def test_referenced_by_lists_pages_linking_here(site):
+def test_referenced_by_lists_pages_linking_here_one_line_per_section(site):
     html = read(site, "device-software/warp/index.html")
     section = html[html.index('id="referenced-by"') :]
     assert "streaming-multiprocessor/" in section
+    lines = re.findall(r"<li><strong>([^<]+)</strong>", section[: section.index("</ul>")])
+    assert lines[:2] == ["Device hardware", "Device software"] and len(lines) == len(set(lines)) <= 5
     zh_html = read(site, "zh/device-software/warp/index.html")
-    assert "引用本页的页面" in zh_html
+    assert "引用本页的页面" in zh_html and "<li><strong>设备硬件</strong>：" in zh_html
+
+
+def test_chinese_pages_have_chinese_interface_strings(site):
+    html = read(site, "zh/device-software/warp/index.html")
+    assert 'title="永久链接"' in html and "Permanent link" not in html
+    assert "切换到深色模式" in html and "Switch to dark mode" not in html
+    assert "本站使用" in html and "Made with" not in html
+
+
+def test_terminology_table_links_each_term_that_has_a_page(site):
+    html = read(site, "zh/terminology/index.html")
+    assert '<a data-gg-summary="' in html and 'href="../device-software/warp/">warp</a>' in html
 
 
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):
@@ -189,34 +221,6 @@ def test_edit_and_report_links_name_the_right_file_and_page(site):
         assert query["page"] == [f"{site.built_for}{prefix}device-software/warp/"]
         assert query["language"] == [language]
         assert query["title"][0].endswith("线程束" if lang == "zh" else "Warp")
-
-
-def test_search_entries_carry_term_names_and_reference_boost(site):
-    index = json.loads(read(site, "search/search_index.json"))
-    page_docs = {doc["location"]: doc for doc in index["docs"] if "#" not in doc["location"]}
-    warp, warpgroup = page_docs["device-software/warp/"], page_docs["device-software/warpgroup/"]
-    assert warp["tags"] == ["Warp"]
-    assert warp["boost"] > warpgroup["boost"] >= 1  # more pages link to Warp
-    zh_docs = {doc["location"]: doc for doc in json.loads(read(site, "zh/search/search_index.json"))["docs"]}
-    assert zh_docs["device-software/warp/"]["tags"] == ["线程束", "Warp"]
-
-
-def test_search_indexes_are_compact_utf8_without_repeated_or_useless_entries(site):
-    for prefix in ("", "zh/"):
-        raw = (site.dir / prefix / "search/search_index.json").read_bytes()
-        text = raw.decode("utf-8")
-        # UTF-8, not ASCII-escaped (\u7ebf: twice the bytes for Chinese), and no spaces between tokens
-        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
-        docs = json.loads(text)["docs"]
-        locations = [doc["location"] for doc in docs]
-        assert not [loc for loc in locations if loc.endswith("#referenced-by")]
-        assert "terms/" in locations and not [loc for loc in locations if loc.startswith("terms/#")]
-        assert not [doc["location"] for doc in docs if "#" in doc["location"] and "tags" in doc]
-        sections = [doc for doc in docs if doc["location"].startswith("device-software/warp/#")]
-        assert sections and all(
-            doc.get("boost") == docs[locations.index("device-software/warp/")]["boost"] for doc in sections
-        )
-    assert "线程束" in (site.dir / "zh/search/search_index.json").read_text(encoding="utf-8")
 
 
 def test_code_keeps_its_text_with_fewer_spans(site):

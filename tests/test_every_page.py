@@ -39,14 +39,26 @@ ANYTHING_WIDER_THAN_THE_SCREEN = """() => {
         .slice(0, 3).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
 }"""
 
+# What search engines and chat apps read: the title, the description and the social tags.
+META = """() => ({title: document.title, ...Object.fromEntries(
+    [...document.querySelectorAll('meta[name=description], meta[property^="og:"], meta[name^="twitter:"]')]
+        .map(m => [m.getAttribute('name') || m.getAttribute('property'), m.content]))})"""
+
+# A box that scrolls sideways (a wide table) and shows no sign of it at its edge (figures.js).
+UNCUED_SCROLLING = """() => [...document.querySelectorAll('article :is([data-gg-scroll-box], .md-typeset__scrollwrap)')]
+    .filter(box => box.scrollWidth > box.clientWidth + 1
+        && !box.hasAttribute('data-gg-more-right') && !box.hasAttribute('data-gg-more-left'))
+    .map(box => box.textContent.trim().slice(0, 60))"""
+
 # The page's width as loaded; then (blocks off screen are drawn only near the reader, with
 # content-visibility, and clip what overflows them) every block drawn, and anything wider than
 # the screen; what could run script; the images.
 EVERYTHING_MEASURED = f"""() => {{
     const width = [document.documentElement.scrollWidth, document.documentElement.clientWidth];
+    const uncued = ({UNCUED_SCROLLING})();
     ({DRAW_EVERY_BLOCK})();
     return {{width, wide: ({ANYTHING_WIDER_THAN_THE_SCREEN})(), surface: ({SCRIPT_SURFACE})(),
-             images: ({IMAGES_IN_THE_ARTICLE})()}};
+             images: ({IMAGES_IN_THE_ARTICLE})(), meta: ({META})(), uncued}};
 }}"""
 
 TABS = 6  # pages loading at once: each tab waits for its page's network to go quiet
@@ -78,7 +90,7 @@ def every_page_on_a_phone(site, browser):
     with an image, its images in the light scheme too. Several tabs load at once; each still
     waits until its page's network is quiet before its page is measured."""
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
-    outside, errors, overflow, dialogs, surfaces, images, quiet = [], [], [], [], {}, {}, {}
+    outside, errors, overflow, dialogs, surfaces, images, quiet, metas = [], [], [], [], {}, {}, {}, {}
     with_images, images_in_light = pages_with_images(site), {}
 
     def watched_tab():
@@ -100,7 +112,9 @@ def every_page_on_a_phone(site, browser):
             overflow.append(f"{url}: scrollWidth {width[0]} > {width[1]}")
         if found["wide"]:
             overflow.append(f"{url}: wider than the screen once drawn: {found['wide']}")
-        surfaces[url], images[url] = found["surface"], found["images"]
+        surfaces[url], images[url], metas[url] = found["surface"], found["images"], found["meta"]
+        if found["uncued"]:
+            overflow.append(f"{url}: scrolls sideways with no cue at its edge: {found['uncued']}")
         if url in with_images:
             images_in_light[url] = in_the_light_scheme(tab)
 
@@ -130,6 +144,7 @@ def every_page_on_a_phone(site, browser):
         "images": images,
         "with_images": with_images,
         "images_in_light": images_in_light,
+        "metas": metas,
     }
 
 
@@ -189,3 +204,42 @@ def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phon
         )
         assert directives["default-src"] == "'self'" and directives["object-src"] == "'none'", url
         assert directives["base-uri"] == "'self'" and "unsafe" not in found["policies"][0], url
+
+
+def expected_summary(site, url: str) -> tuple[str, str]:
+    """The language and summary of the page at `url`: its page model's, or a generated page's."""
+    from conftest import ROOT
+
+    from gpu_glossary.glossary import load_glossary
+    from gpu_glossary.site.i18n import strings
+
+    path = url.removeprefix(site.url)
+    lang = "zh" if path.startswith("zh/") else "en"
+    path = path.removeprefix("zh/").rstrip("/")
+    generated = {"terms": "index_summary", "terminology": "terminology_summary", "path": "path_summary"}
+    if path in generated:
+        return lang, strings(lang)[generated[path]]
+    rel = "index.md" if not path else f"{path}/index.md" if "/" not in path else f"{path}.md"
+    return lang, load_glossary(ROOT).resolved_page(lang, rel).summary
+
+
+def test_every_page_describes_itself_by_its_summary_to_search_engines_and_chat_apps(site, every_page_on_a_phone):
+    """<meta name=description>, og:description and twitter:description are the page's own summary,
+    in its language; og:title is the <title> without the site's name; og:locale is the language."""
+    wrong = []
+    for url, meta in every_page_on_a_phone["metas"].items():
+        lang, summary = expected_summary(site, url)
+        for key in ("description", "og:description", "twitter:description"):
+            if meta.get(key) != summary:
+                wrong.append(f"{url}: {key} = {meta.get(key)!r}, summary {summary!r}")
+        if meta.get("og:locale") != {"en": "en_US", "zh": "zh_CN"}[lang] or not meta.get("og:url", "").endswith(
+            url.removeprefix(site.url)
+        ):
+            wrong.append(f"{url}: og:locale {meta.get('og:locale')}, og:url {meta.get('og:url')}")
+        if not meta["title"].startswith(meta.get("og:title", "")) or meta["title"].count(" - ") > 1:
+            wrong.append(f"{url}: title {meta['title']!r}, og:title {meta.get('og:title')!r}")
+    assert wrong == []
+    titles = {url.removeprefix(site.url): meta["title"] for url, meta in every_page_on_a_phone["metas"].items()}
+    assert titles["device-software/warp/"] == "What is a warp? - GPU Glossary"
+    assert titles["zh/device-software/warp/"] == "什么是线程束？ - GPU 术语表"
+    assert titles[""] == "GPU Glossary" and titles["zh/"] == "GPU 术语表"

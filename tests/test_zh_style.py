@@ -50,6 +50,9 @@ def test_ascii_quotes_in_chinese_text():
     ]
     assert problems(body.replace('"Better', "“Better").replace('Occupancy"', "Occupancy”")) == []
     assert problems('用 `printf("%d")` 打印，<img alt="图" src="x.svg"> 不算。') == []  # code and HTML
+    # Markdown's own quoted titles: an admonition's and a content tab's
+    assert problems('!!! tip "刚接触 GPU？从这里开始"\n\n    正文。\n\n=== "中文标签"\n\n    正文。') == []
+    assert problems('他说 "刚接触 GPU？从这里开始"。') != []
 
 
 def test_bold_that_ends_in_punctuation_needs_a_space_after_it():

@@ -315,6 +315,9 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered
             [p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems], load_runs(glossary.root)
         )
     )
+    from gpu_glossary.site.reading_path import load_path  # the site's module: imported when checked
+
+    problems.extend(load_path(glossary)[1])
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:
             problems.append(

@@ -19,7 +19,7 @@ SOURCE_LANG = "en"
 LANGUAGES = ("en", "zh")
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 # Pages the MkDocs plugin generates in every language; the navigation may list them.
-GENERATED_PAGES = ("terms.md", "terminology.md")
+GENERATED_PAGES = ("terms.md", "terminology.md", "path.md")
 
 
 def url_prefix(lang: str) -> str:

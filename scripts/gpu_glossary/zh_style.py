@@ -23,6 +23,8 @@ _SOURCE_TITLE = re.compile(r"(?<!!)\[(?P<title>[^\[\]（(]*)")
 # A full-width colon right after a Latin letter or digit: "Programming Guide：Warp Shuffle Functions".
 _COLON_AFTER_LATIN = re.compile(r"[A-Za-z0-9)]\s*：")
 _ASCII_QUOTED = re.compile(r'"(?P<quoted>[^"\n]+)"')
+# An admonition or a content tab quotes its title in Markdown's own syntax: `!!! tip "…"`, `=== "…"`.
+_QUOTED_TITLE_SYNTAX = re.compile(r'^\s*(?:!!!|\?\?\?\+?|===[+!]?)\s+(?:[\w-]+\s+)*"[^"]*"\s*$')
 _HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _BOLD = re.compile(r"\*\*")
@@ -97,7 +99,7 @@ def sources_colon(page: Page) -> Iterator[Problem]:
 def ascii_quotes(page: Page) -> Iterator[Problem]:
     """Quotes in Chinese text, paper titles in Sources among them, are “…”."""
     for number, line in page.prose_lines():
-        if '"' not in line or not _CHINESE_TEXT.search(line):
+        if '"' not in line or not _CHINESE_TEXT.search(line) or _QUOTED_TITLE_SYNTAX.match(line):
             continue
         for match in _ASCII_QUOTED.finditer(_plain(line)):
             if match.group("quoted").strip():

@@ -82,3 +82,43 @@
     if (event.key === "Escape") hide();
   });
 })();
+
+/* "Skip to content" lands on the page's title, so the definition under it is the first thing
+   read (Material points it at the first section heading, past the definition). */
+(function () {
+  "use strict";
+  var skip = document.querySelector("a.md-skip");
+  var title = document.querySelector("article h1");
+  if (!skip || !title) return;
+  if (!title.id) title.id = "gg-title";
+  title.tabIndex = -1;
+  skip.setAttribute("href", "#" + title.id);
+})();
+
+/* The language button keeps the reader's place: headings have the same id in both
+   languages, so the other language opens at the section being read. */
+(function () {
+  "use strict";
+  function currentSection() {
+    var header = document.querySelector(".md-header");
+    var top = (header ? header.getBoundingClientRect().bottom : 0) + 8;
+    var found = "";
+    var headings = document.querySelectorAll("article :is(h2, h3)[id]");
+    for (var i = 0; i < headings.length; i++) {
+      if (headings[i].getBoundingClientRect().top > top) break;
+      found = headings[i].id;
+    }
+    return found;
+  }
+  function update(link) {
+    var url = new URL(link.href, location.href);
+    url.hash = currentSection();
+    link.href = url.href;
+  }
+  ["pointerdown", "focusin", "keydown"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var link = event.target instanceof Element && event.target.closest(".md-select__link[hreflang]");
+      if (link) update(link);
+    }, true);
+  });
+})();

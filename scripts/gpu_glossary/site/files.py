@@ -2,7 +2,7 @@
 
 Images live once in `glossary/images/` for both languages; an English page with no Chinese
 translation yet is built in its place on the Chinese site; the A–Z index and terminology
-table are generated for each language.
+table and the reading path are generated for each language.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from gpu_glossary.check import IMAGE_EXTENSIONS
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.site.generated_pages import index_page, terminology_page
+from gpu_glossary.site.reading_path import PATH_PAGE, path_page
 from gpu_glossary.terminology import Terminology
 
 
@@ -23,7 +24,9 @@ class ExtraFiles:
     generated: dict[str, str] = field(default_factory=dict)  # rel -> generated Markdown
 
 
-def add_extra_files(files: Files, config, glossary: Glossary, lang: str, terminology: Terminology) -> ExtraFiles:
+def add_extra_files(
+    files: Files, config, glossary: Glossary, lang: str, terminology: Terminology, path_stops: list[str]
+) -> ExtraFiles:
     images = glossary.images_dir
     for image in sorted(images.rglob("*")) if images.is_dir() else []:
         if image.is_file() and image.suffix.lower() in IMAGE_EXTENSIONS:  # not PALETTE.md
@@ -35,7 +38,11 @@ def add_extra_files(files: Files, config, glossary: Glossary, lang: str, termino
             if glossary.page(lang, rel) is None:
                 files.append(File.generated(config, rel, content=english.text, inclusion=InclusionLevel.INCLUDED))
                 extra.untranslated.add(rel)
-    extra.generated = {"terms.md": index_page(glossary, lang), "terminology.md": terminology_page(terminology, lang)}
+    extra.generated = {
+        "terms.md": index_page(glossary, lang),
+        "terminology.md": terminology_page(terminology, lang, glossary),
+        PATH_PAGE: path_page(glossary, lang, path_stops),
+    }
     for rel, content in extra.generated.items():
         files.append(File.generated(config, rel, content=content))
     return extra

@@ -1,4 +1,5 @@
-"""The pages the site generates in each language: the A–Z index and the terminology table."""
+"""The pages the site generates in each language: the A–Z index and the terminology table
+(the reading path's page is reading_path.py's)."""
 
 from __future__ import annotations
 
@@ -52,15 +53,29 @@ def index_page(glossary: Glossary, lang: str) -> str:
     return "".join(out)
 
 
-def terminology_page(terminology: Terminology, lang: str) -> str:
-    """Markdown of the English↔Chinese terminology table."""
+def term_pages_by_name(glossary: Glossary) -> dict[str, str]:
+    """Each English title, abbreviation and alias (case-folded) -> the page that defines it."""
+    found: dict[str, str] = {}
+    for page in glossary.term_pages(SOURCE_LANG):
+        for name in (page.title, page.abbreviation, *(page.meta.get("aliases") or [])):
+            if name:
+                found.setdefault(str(name).casefold(), page.rel)
+    return found
+
+
+def terminology_page(terminology: Terminology, lang: str, glossary: Glossary | None = None) -> str:
+    """Markdown of the English↔Chinese terminology table; a term with a page links to it."""
     words = strings(lang)
     english, chinese, avoid = words["terminology_columns"]
+    pages = term_pages_by_name(glossary) if glossary is not None else {}
     out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
     out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
     for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
-        avoid = escape_markdown("、".join(term.avoid_labels()))
-        out.append(f"| {escape_markdown(term.en)} | {escape_markdown(term.zh)} | {avoid} |\n")
+        name = escape_markdown(term.en)
+        rel = pages.get(term.en.casefold())
+        if rel is not None and (glossary is None or glossary.resolved_page(lang, rel) is not None):
+            name = f"[{name}]({rel})"
+        out.append(f"| {name} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid_labels()))} |\n")
     out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")
     out.append(", ".join(f"`{name}`" for name in terminology.keep_english) + "\n")
     return "".join(out)

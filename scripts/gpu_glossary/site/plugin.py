@@ -5,15 +5,18 @@ inherits it); the language comes from `theme.language`. Each MkDocs event has on
 here, and each hook hands the work to the module that owns it:
 
 - `files`: images, untranslated fallbacks, generated pages;
-- `term_index`: link previews, abbreviations, "Referenced by", search weight;
+- `term_index`: link previews, abbreviations, "Referenced by";
 - `theme_context`: language links, notices, edit and report links for the overrides;
+- `seo`: each page's title, description and social tags; `reading_path`: the path's stops;
 - `gpu_glossary.sanitize` and `csp`: only allowlisted HTML, under a content security policy;
-- `llms`, `search_index`, `material_fixes`: what is written after the build;
+- `llms`, `search_index`, `material_fixes`: what is written after the build (the search index
+  from each page's HTML, collected as it is rendered);
 - `template_cache`: theme templates compiled once, not on every build.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -35,9 +38,11 @@ from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.provenance import with_provenance
-from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
+from gpu_glossary.site.reading_path import PATH_PAGE, load_path, marker, stops_by_page
+from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, segment_chinese, write_search_index
+from gpu_glossary.site.seo import page_meta
 from gpu_glossary.site.template_cache import with_bytecode_cache
-from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
+from gpu_glossary.site.term_index import index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
 from gpu_glossary.terminology import TerminologyError, load_terminology
 
@@ -68,10 +73,12 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.site_pages: list = []
         self.nav_order: list[str] = []
         self.root_site_url = ""
-        self.jieba_dict: Path | None = None
+        self.search_pages: list[SearchPage] = []
+        self.path_stops: list[str] = []
+        self.nav_pages: dict = {}
         self.unsafe_html: list[Problem] = []
 
-    @event_priority(100)  # before Material's search plugin reads jieba_dict_user
+    @event_priority(100)
     def on_config(self, config):
         self.lang = config.theme.get("language") or SOURCE_LANG
         if self.lang not in LANGUAGES:
@@ -87,6 +94,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             [p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
             "pages",
         )
+        self.path_stops, path_problems = load_path(self.glossary)
+        _refuse(path_problems, "reading path")
         self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
@@ -98,20 +107,19 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
-        segment_chinese(self.lang == "zh")
-        if self.lang == "zh":
-            self.jieba_dict = write_jieba_dictionary(config, self.terminology)
+        segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
         config.markdown_extensions.append(GlossaryExtension(self.state))
         return config
 
     def on_files(self, files: Files, config) -> Files:
-        self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology)
+        self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology, self.path_stops)
         self.backlinks = index_terms(self.glossary, self.lang, self.state)
         return files
 
     def on_nav(self, nav, config, files):
         """Section titles come from each section's index page, so they follow the language."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
+        self.nav_pages = {page.file.src_uri: page for page in nav.pages}
         for item in nav.items:
             if getattr(item, "is_section", False):
                 index = next(
@@ -153,7 +161,6 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
-        add_search_terms(page.meta, self.glossary, self.lang, rel, len(self.backlinks.get(rel, [])))
         if rel in self.extra.untranslated:
             page.edit_url = edit_url(config, self.config.branch, SOURCE_LANG, rel)
         elif rel in self.extra.generated:
@@ -162,7 +169,10 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
         )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
+        self._describe(page, rel, config, context["gg"])
+        self._place_on_path(page, rel, context["gg"])
         self.site_pages.append(page)
+        self._index_for_search(page, rel)
         return context
 
     def on_template_context(self, context, template_name, config):
@@ -179,9 +189,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_post_build(self, config) -> None:
         site_dir = Path(config.site_dir)
         patch_alternate_lookup(site_dir)
-        index = site_dir / "search" / "search_index.json"
-        if index.is_file():
-            rewrite_index(index)
+        write_search_index(site_dir / INDEX_PATH, self.lang, self.search_pages)
+        self.search_pages = []
         order = {rel: index for index, rel in enumerate(self.nav_order)}
         pages = []
         for page in sorted(self.site_pages, key=lambda p: order.get(p.file.src_uri, len(order))):
@@ -191,10 +200,53 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         write_llms_files(
             site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
         )
-        if self.jieba_dict:
-            self.jieba_dict.unlink(missing_ok=True)
-            self.jieba_dict = None
         self.site_pages = []
+
+    def _place_on_path(self, page, rel: str, gg: dict) -> None:
+        """A stop of the reading path shows its place on it, and its Next and Previous (the
+        footer, the `n` and `p` keys) follow the path instead of the sidebar."""
+        stops = stops_by_page(self.path_stops)
+        if rel == PATH_PAGE and self.path_stops:
+            page.next_page = self.nav_pages.get(self.path_stops[0], page.next_page)
+        stop = stops.get(rel)
+        if stop is None:
+            return
+        gg["path"] = marker(self.glossary, self.lang, rel, stop)
+        page.previous_page = self.nav_pages.get(stop.previous or PATH_PAGE, page.previous_page)
+        if stop.next:
+            page.next_page = self.nav_pages.get(stop.next, page.next_page)
+
+    def _describe(self, page, rel: str, config, gg: dict) -> None:
+        """The page's own summary as its description, its title and social tags (seo.py)."""
+        model = self._source_page(rel)
+        if model.summary:  # Material writes <meta name="description"> from it, as it is: escaped here
+            page.meta["description"] = html.escape(model.summary, quote=True)
+        english = self.glossary.page(SOURCE_LANG, rel)
+        gg["seo"] = page_meta(
+            model,
+            english,
+            self.lang,
+            config.site_name,
+            config.site_description or "",
+            page.canonical_url or page.url,
+            gg["alternates"],
+        )
+
+    def _index_for_search(self, page, rel: str) -> None:
+        if rel in self.extra.untranslated:  # English text stays out of the Chinese index
+            return
+        model = self._source_page(rel)
+        kind = (
+            "generated"
+            if rel in self.extra.generated
+            else "overview"
+            if model.is_index or not model.section
+            else "term"
+        )
+        section = page.parent.title if page.parent else ""
+        english = self.glossary.page(SOURCE_LANG, rel)
+        referrers = len(self.backlinks.get(rel, []))
+        self.search_pages.append(search_page(page.url, page.content or "", model, english, kind, referrers, section))
 
     def _source_page(self, rel: str) -> Page:
         """The page model behind a built page: its file, the English fallback or generated text."""

@@ -1,4 +1,4 @@
-"""What each page knows about the others: previews, abbreviations, backlinks, search weight."""
+"""What each page knows about the others: previews, abbreviations, backlinks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import posixpath
 from collections import defaultdict
 
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
-from gpu_glossary.page import resolve_link
+from gpu_glossary.page import SECTIONS, resolve_link
 from gpu_glossary.site.generated_pages import escape_markdown
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.markdown_ext import GlossaryState, TermInfo
@@ -37,29 +37,19 @@ def index_terms(glossary: Glossary, lang: str, state: GlossaryState) -> dict[str
 
 
 def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: Glossary, lang: str) -> str:
-    """Append the "Referenced by" list; search skips it (a list of titles only adds weight)."""
-    items = []
+    """Append the "Referenced by" list, one line per section in reading order (a flat list ran
+    to 45 entries); search skips it (a list of titles only adds weight)."""
+    groups: dict[str, list[str]] = defaultdict(list)
     for source in referrers:
         link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
-        items.append(f"- [{escape_markdown(glossary.resolved_page(lang, source).title)}]({link})")
+        title = glossary.resolved_page(lang, source).title
+        groups[source.split("/")[0] if "/" in source else ""].append(f"[{escape_markdown(title)}]({link})")
+    lines = []
+    for section in sorted(groups, key=lambda s: SECTIONS.index(s) if s in SECTIONS else -1):
+        index = glossary.resolved_page(lang, f"{section}/index.md") if section else None
+        name = index.title if index is not None else strings(lang)["overview"]
+        separator = "、" if lang == "zh" else ", "
+        colon = "：" if lang == "zh" else ": "
+        lines.append(f"- **{escape_markdown(name)}**{colon}{separator.join(groups[section])}")
     heading = f"## {strings(lang)['referenced_by']} {{#referenced-by data-search-exclude}}"
-    return markdown.rstrip() + f"\n\n{heading}\n\n" + "\n".join(items) + "\n"
-
-
-def add_search_terms(meta: dict, glossary: Glossary, lang: str, rel: str, referrers: int) -> None:
-    """Help search put a term's own page first.
-
-    The term's names become search tags (Material weighs tags far above text), and pages
-    that many others link to get a higher boost: Material matches prefixes, so "warp" also
-    hits the rarer "Warpgroup", and how often a page is referenced is what tells the
-    central term from its neighbours.
-    """
-    model = glossary.resolved_page(lang, rel)
-    if model is None or not model.section or model.is_index:
-        return
-    english = glossary.page(SOURCE_LANG, rel) or model
-    # Aliases stay out: "warp group" would make "warp" find Warpgroup as strongly as Warp.
-    meta["tags"] = list(dict.fromkeys(name for name in (model.title, english.title, model.abbreviation) if name))
-    search = meta.setdefault("search", {})
-    if isinstance(search, dict) and not search.get("exclude"):
-        search.setdefault("boost", round(1 + referrers / 10, 2))
+    return markdown.rstrip() + f"\n\n{heading}\n\n" + "\n".join(lines) + "\n"
