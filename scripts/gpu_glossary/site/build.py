@@ -19,9 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, url_prefix
-
-CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
+from gpu_glossary.glossary import CONFIGS, LANGUAGES, SOURCE_LANG, url_prefix
 
 
 class BuildError(RuntimeError):
