@@ -9,8 +9,8 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from gpu_glossary import markdown_ext, render, sanitize
 from gpu_glossary import page as page_module
-from gpu_glossary import render, sanitize
 from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.examples.model import check_examples, load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
@@ -18,7 +18,6 @@ from gpu_glossary.images.links import check_images
 from gpu_glossary.page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
 from gpu_glossary.render import markdown_settings, shared_renderer
 from gpu_glossary.sanitize import html_problems, is_plain_text
-from gpu_glossary.site import markdown_ext
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
 PLAIN_TEXT_KEYS = ("title", "summary", "abbreviation", "aliases")  # the theme prints them unescaped

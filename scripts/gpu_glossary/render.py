@@ -15,7 +15,7 @@ from pathlib import Path
 import markdown
 
 from gpu_glossary.glossary import CONFIGS, SOURCE_LANG, read_mkdocs_config
-from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
+from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 
 # MkDocs puts these in front of every site's markdown_extensions.
 MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")

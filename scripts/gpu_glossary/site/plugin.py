@@ -26,13 +26,13 @@ from mkdocs.structure.files import Files
 from gpu_glossary.check import check_glossary
 from gpu_glossary.examples.model import load_runs, with_provenance
 from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
+from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.page import Page, Problem, parse_page
 from gpu_glossary.sanitize import cached_html_problems, sanitize
 from gpu_glossary.site.csp import with_policy
 from gpu_glossary.site.files import ExtraFiles, add_extra_files
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
-from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
 from gpu_glossary.site.template_cache import with_bytecode_cache

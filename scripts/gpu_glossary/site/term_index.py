@@ -6,10 +6,10 @@ import posixpath
 from collections import defaultdict
 
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.markdown_ext import GlossaryState, TermInfo
 from gpu_glossary.page import resolve_link
 from gpu_glossary.site.generated_pages import escape_markdown
 from gpu_glossary.site.i18n import strings
-from gpu_glossary.site.markdown_ext import GlossaryState, TermInfo
 
 
 def index_terms(glossary: Glossary, lang: str, state: GlossaryState) -> dict[str, list[str]]:
