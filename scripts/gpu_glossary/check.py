@@ -15,6 +15,7 @@ from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.examples.model import check_examples, load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from gpu_glossary.images.links import check_images
+from gpu_glossary.images.names import IMAGE_EXTENSIONS
 from gpu_glossary.page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
 from gpu_glossary.render import markdown_settings, shared_renderer
 from gpu_glossary.sanitize import html_problems, is_plain_text
@@ -22,7 +23,6 @@ from gpu_glossary.terminology import Terminology, TerminologyError, load_termino
 
 PLAIN_TEXT_KEYS = ("title", "summary", "abbreviation", "aliases")  # the theme prints them unescaped
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-IMAGE_EXTENSIONS = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 SUMMARY_LIMIT = 200
 
 

@@ -21,6 +21,7 @@ from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.images import svg_check
+from gpu_glossary.images.names import base_name, variant
 from gpu_glossary.images.svg_check import svg_problems
 from gpu_glossary.page import Page, Problem, resolve_link
 
@@ -134,18 +135,6 @@ def find_images(page: Page) -> list[ImageRef]:
             end = tag.start() + src[0].end(src[1]) if src else tag.start()
             found.append(ImageRef(page, number, "html", target, alt[0].group(alt[1]) if alt else "", start, end))
     return found
-
-
-def variant(name: str, lang: str, dark: bool) -> str:
-    """`x.svg` -> `x.zh.dark.svg` etc.: the file for a language and scheme."""
-    stem, dot, extension = name.rpartition(".")
-    stem = re.sub(r"(\.zh)?(\.dark)?$", "", stem)
-    return stem + (".zh" if lang == "zh" else "") + (".dark" if dark else "") + dot + extension
-
-
-def base_name(name: str) -> str:
-    """The author's file name behind any variant: `x.zh.dark.svg` -> `x.svg`."""
-    return variant(name, SOURCE_LANG, dark=False)
 
 
 def image_file(glossary: Glossary, site_path: str | None) -> Path | None:

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from gpu_glossary.images.links import base_name
+from gpu_glossary.images.names import base_name
 from gpu_glossary.page import Page, parse_page
 from gpu_glossary.render import Renderer
 from gpu_glossary.sanitize import elements
