@@ -136,14 +136,14 @@ def test_referenced_by_lists_pages_linking_here(site):
 
 
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):
-    from gpu_glossary.site.build import BuildError, build_site
+    from gpu_glossary.site.build import SiteBuildError, build_site
 
     site_dir = small / "site"
     build_site(small, site_dir=site_dir)
     before = (site_dir / "device-software/warp/index.html").read_bytes()
     page = small / "glossary/en/device-software/warp.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n[broken](nowhere.md)\n", encoding="utf-8")
-    with pytest.raises(BuildError) as failure:
+    with pytest.raises(SiteBuildError) as failure:
         build_site(small, site_dir=site_dir)
     line = page.read_text(encoding="utf-8").count("\n")
     assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)

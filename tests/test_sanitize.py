@@ -14,7 +14,7 @@ from gpu_glossary.check import run_check
 from gpu_glossary.page import parse_page
 from gpu_glossary.render import Renderer, markdown_settings
 from gpu_glossary.sanitize import html_problems, removals, sanitize
-from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.site.build import SiteBuildError, build_site
 
 # (Markdown body, line of the offence counted from the body's first line, what the error says)
 HOSTILE = {
@@ -240,7 +240,7 @@ def test_the_build_refuses_a_hostile_page_with_the_checkers_messages(small):
     )
     checked = sorted(str(p) for p in run_check(small) if p.severity == "error")
     assert len(checked) == 4 and all(p.startswith("glossary/en/device-software/warp.md:") for p in checked), checked
-    with pytest.raises(BuildError) as failure:
+    with pytest.raises(SiteBuildError) as failure:
         build_site(small, site_dir=site_dir)
     for problem in checked:
         assert problem in str(failure.value)

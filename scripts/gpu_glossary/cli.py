@@ -12,7 +12,7 @@ from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.check import github_annotation, group_by_severity, run_check
 from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
-from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.site.build import SiteBuildError, build_site
 from gpu_glossary.translate import defaults as translator_defaults
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 
@@ -54,7 +54,7 @@ def build(sequential: bool, site_url: str | None) -> None:
     click.echo("Building English and Chinese" + (" one after the other…" if sequential else " in parallel…"), err=True)
     try:
         result = build_site(root, parallel=not sequential, site_url=site_url)
-    except BuildError as exc:
+    except SiteBuildError as exc:
         raise click.ClickException(f"the build failed:\n{exc}") from None
     timings = ", ".join(f"{lang} {seconds:.1f} s" for lang, seconds in result.per_language.items())
     click.echo(f"Built {result.site_dir.relative_to(root)}/ in {result.seconds:.1f} s ({timings})", err=True)

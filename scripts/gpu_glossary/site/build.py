@@ -22,7 +22,7 @@ from pathlib import Path
 from gpu_glossary.glossary import CONFIGS, LANGUAGES, SOURCE_LANG, url_prefix
 
 
-class BuildError(RuntimeError):
+class SiteBuildError(RuntimeError):
     """A language failed to build; the message holds MkDocs' own output."""
 
 
@@ -70,7 +70,7 @@ def build_site(
     site_url: str | None = None,
     languages: tuple[str, ...] = LANGUAGES,
 ) -> BuildResult:
-    """Build `languages` (default: all) into `site_dir` (default `site/`); raise BuildError on failure.
+    """Build `languages` (default: all) into `site_dir` (default `site/`); raise SiteBuildError on failure.
 
     A language left out keeps its pages from the site already there (the live preview
     rebuilds only what an edit touched); the others are replaced all at once.
@@ -112,7 +112,7 @@ def build_site(
     for item in running:
         finish(*item)
     if failures:
-        raise BuildError("\n".join(failures))
+        raise SiteBuildError("\n".join(failures))
 
     if SOURCE_LANG in languages:
         assembled = staging / "site"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
-from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.site.build import SiteBuildError, build_site
 
 WATCHED = ("glossary", "overrides", "mkdocs.yml", "mkdocs.zh.yml")
 
@@ -104,7 +104,7 @@ class LivePreview:
             build_site(self.root, site_dir=self.site_dir, site_url=self.site_url, languages=languages)
             errors = ""
             self._log(f"Rebuilt {' and '.join(languages)} in {time.perf_counter() - started:.1f} s")
-        except BuildError as exc:
+        except SiteBuildError as exc:
             errors = str(exc)
             self._log(f"The build failed; still serving the last good site:\n{errors}")
         with self._changed:
