@@ -86,6 +86,17 @@ HOSTILE = {
     ),
     "tracking ping": ('<a href="https://example.org/" ping="https://evil.example/t">x</a>', 1, "attribute ping="),
     "theme id clobbering": ('<div id="__config">{}</div>', 1, "id='__config' on <div>: names starting with '__'"),
+    # Written to look like highlighted code, which the search for removals otherwise skips.
+    "handler in a code block look-alike": (
+        '<div class="highlight"><pre><code><span class="n" onclick="alert(1)">x</span></code></pre></div>',
+        1,
+        "attribute onclick='alert(1)' on <span>",
+    ),
+    "script in a code block look-alike": (
+        '<div class="highlight"><pre><span></span><code>x<script>alert(1)</script></code></pre></div>',
+        1,
+        "<script> is not allowed",
+    ),
 }
 HARMLESS = "Text.\n\n```html\n<script>fine in code</script>\n```\n\nInline `<script>` and &lt;script&gt; as text.\n"
 
@@ -122,6 +133,20 @@ def test_hostile_markup_is_an_error_naming_file_and_line(hostile_errors, case):
 
 def test_code_and_escaped_text_are_not_markup(hostile_errors):
     assert not [e for e in hostile_errors if "perf/harmless.md" in e]
+
+
+def test_highlighted_code_is_read_as_an_empty_block_only_when_it_holds_nothing_else():
+    """The search for removals skips code blocks as Pygments writes them (most of a page's
+    elements); a block of that shape with anything more is read, and its removal reported."""
+    code = "```cuda\n__global__ void k(int *x) { x[threadIdx.x] = 1; }\n```\n"
+    page = parse_page(front() + code, Path("x.md"), "x.md", "perf/x.md", "en")
+    html = Renderer.for_language(ROOT, "en").html(page.body)
+    assert html.count('<div class="highlight">') == 1 and html_problems(page, html) == []
+    hostile = html.replace('<span class="kt">', '<span class="kt" onclick="alert(1)">', 1)
+    assert [p.message for p in html_problems(page, hostile)] == [
+        "attribute onclick='alert(1)' on <span> is not allowed on the site (the sanitizer removes it)"
+        " (written by a Markdown extension or the build: no line of the page holds it)"
+    ]
 
 
 def test_the_sanitized_hostile_pages_hold_no_script_or_handler():
