@@ -8,7 +8,7 @@ import re
 from collections import deque
 
 import pytest
-from conftest import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
+from helpers import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
 
 PHONE = {"width": 390, "height": 844}
 

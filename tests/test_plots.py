@@ -6,7 +6,7 @@ import dataclasses
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.examples.model import load_runs
 from gpu_glossary.examples.plots import CHARTS, PlotError, chart_files, draw_roofline

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, copy_project
+from helpers import ROOT, copy_project
 from test_check import add_page
 
 from gpu_glossary.check import run_check
