@@ -83,13 +83,13 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
         server = make_server(root / "site", port=port, live=live if watch else None)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; try --port") from None
+    stop = threading.Event()
     if not no_build:
         click.echo("Building English and Chinese in parallel…", err=True)
-        if not live.rebuild() and not watch:
+        if not watch and not live.rebuild():
             raise click.ClickException("the build failed (messages above)")
-    stop = threading.Event()
-    if watch:
-        threading.Thread(target=live.watch, args=(stop,), daemon=True).start()
+    if watch:  # builds once the watcher is in place, so an edit during the first build counts
+        live.start(stop, build_first=not no_build)
     click.echo(
         f"Serving English at {address} and Chinese at {address}zh/"
         + (" — edits to glossary/, overrides/ and mkdocs*.yml rebuild and reload" if watch else "")

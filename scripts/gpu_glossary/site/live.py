@@ -1,10 +1,14 @@
 """Live preview for `make site`: rebuild what an edit touched and tell open pages to reload.
 
-Watching uses `watchfiles` (a maintained, Rust-backed watcher that batches the burst of
-events one save makes), rather than MkDocs' own `mkdocs serve`: that serves one config,
-while the glossary is two builds in one site, and an edit to a Chinese page needs only the
-Chinese build. A build that fails keeps the last good site online; its `path:line`
-messages go to the terminal and, through the reload script, onto every open page.
+Two threads: the watcher records every edit as it happens, and the builder rebuilds from
+what was recorded, one build at a time. An edit made while a build runs (the first one
+included: the watcher is in place before it starts) is built right after it, so no edit is
+lost. Watching uses `watchfiles` (a maintained, Rust-backed watcher that batches the burst
+of events one save makes), rather than MkDocs' own `mkdocs serve`: that serves one config,
+while the glossary is two builds in one site. A build that fails keeps the last good site
+online; its `path:line` messages (or, for any other failure, its traceback) go to the
+terminal and, through the reload script, onto every open page, and the next edit builds
+again.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,31 +92,134 @@ class BuildState:
     errors: str = ""  # the failed build's messages; empty once a build succeeds
 
 
+# Builds the site from the paths changed since the last good build (None: everything) and
+# says what it rebuilt; raises SiteBuildError with the checker's messages.
+Builder = Callable[[set[Path] | None], str]
+
+
+def rebuild_languages(root: Path, site_dir: Path, site_url: str) -> Builder:
+    """A builder that rebuilds each language an edit touches, whole."""
+
+    def build(changed: set[Path] | None) -> str:
+        languages = LANGUAGES if changed is None else languages_for(root, changed)
+        if languages:
+            build_site(root, site_dir=site_dir, site_url=site_url, languages=languages)
+        return " and ".join(languages) or "nothing"
+
+    return build
+
+
 class LivePreview:
     """Owns the site folder: builds it, rebuilds on edits, and answers 'has it changed?'."""
 
-    def __init__(self, root: Path, site_dir: Path, site_url: str, log=None):
+    def __init__(self, root: Path, site_dir: Path, site_url: str, log=None, builder: Builder | None = None):
         self.root = root
         self.site_dir = site_dir
         self.site_url = site_url
+        self.builder = builder  # made at the first build (site_url may be set until then)
         self.state = BuildState()
-        self._changed = threading.Condition()
+        self._changed = threading.Condition()  # held to read or replace `state`
+        self._work = threading.Condition()  # held to read or change the four fields below
+        self._requested = False  # a build is due
+        self._pending: set[Path] | None = set()  # what it must cover (None: everything)
+        self._building = False
+        self._everything_next = False  # after an unexpected failure, the next build is whole
         self.watching = threading.Event()  # set once the watcher sees the files: edits from then on count
         self._log = log or (lambda message: print(message, file=sys.stderr, flush=True))
 
-    def rebuild(self, languages: tuple[str, ...] = LANGUAGES) -> bool:
+    # -- what to build ---------------------------------------------------------------
+    def request(self, changed: set[Path] | None) -> None:
+        """Ask for a build covering `changed` (None: everything); it starts when the current one ends."""
+        with self._work:
+            if changed is None or self._pending is None or self._everything_next:
+                self._pending = None
+            else:
+                self._pending |= changed
+            self._requested = True
+            self._work.notify_all()
+
+    def _carry_over(self, changed: set[Path] | None) -> None:
+        """Keep what a failed build covered for the next one: a build covers everything
+        changed since the last good build."""
+        with self._work:
+            if changed is None or self._pending is None:
+                self._pending = None
+            else:
+                self._pending |= changed
+
+    def pending(self) -> set[Path] | None:
+        """What the next build will cover, as recorded so far (None: everything)."""
+        with self._work:
+            return None if self._pending is None else set(self._pending)
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        """Block until no build runs and none is due; False if `timeout` passed first."""
+        with self._work:
+            return self._work.wait_for(lambda: not self._requested and not self._building, timeout=timeout)
+
+    # -- building -----------------------------------------------------------------
+    def rebuild(self, changed: set[Path] | None = None) -> bool:
+        """Build now, on this thread; publish the result to open pages. True if it succeeded."""
+        if self.builder is None:
+            self.builder = rebuild_languages(self.root, self.site_dir, self.site_url)
         started = time.perf_counter()
         try:
-            build_site(self.root, site_dir=self.site_dir, site_url=self.site_url, languages=languages)
+            what = self.builder(changed)
             errors = ""
-            self._log(f"Rebuilt {' and '.join(languages)} in {time.perf_counter() - started:.1f} s")
+            self._log(f"Rebuilt {what} in {time.perf_counter() - started:.1f} s")
         except SiteBuildError as exc:
             errors = str(exc)
             self._log(f"The build failed; still serving the last good site:\n{errors}")
+            self._carry_over(changed)
+        except Exception:  # a bug or the disk (rmtree, os.replace): say so, keep watching
+            errors = (
+                "The live preview failed unexpectedly; it keeps watching, and the next edit rebuilds everything."
+                f"\n\n{traceback.format_exc()}"
+            )
+            self._log(errors)
+            with self._work:
+                self._everything_next = True
+        else:
+            with self._work:
+                self._everything_next = False
         with self._changed:
             self.state = BuildState(self.state.generation + 1, errors)
             self._changed.notify_all()
         return not errors
+
+    def build_forever(self, stop: threading.Event) -> None:
+        """Build what was requested, one build at a time, until `stop` is set (runs on its own thread)."""
+        while True:
+            with self._work:
+                # A timeout, not one long wait: `stop` is an Event, which cannot wake this condition.
+                if not self._work.wait_for(lambda: self._requested or stop.is_set(), timeout=0.2):
+                    continue
+                if stop.is_set():
+                    return
+                changed, self._pending, self._requested = self._pending, set(), False
+                self._building = True
+            try:
+                self.rebuild(changed)
+            finally:
+                with self._work:
+                    self._building = False
+                    self._work.notify_all()
+
+    def start(self, stop: threading.Event, build_first: bool = True) -> None:
+        """Watch for edits and build what each one touched; with `build_first`, build
+        everything first, once the watcher is in place (so an edit made during that build
+        is seen and built after it)."""
+        threading.Thread(target=self.watch, args=(stop,), name="live-preview watcher", daemon=True).start()
+
+        def build_once_watching() -> None:
+            while not self.watching.wait(0.1):
+                if stop.is_set():
+                    return
+            if build_first:
+                self.request(None)
+            self.build_forever(stop)
+
+        threading.Thread(target=build_once_watching, name="live-preview builder", daemon=True).start()
 
     def wait_for_change(self, since: int, timeout: float) -> BuildState:
         """Block until a build newer than `since` finished (or `timeout`); the current state."""
@@ -119,7 +228,7 @@ class LivePreview:
             return self.state
 
     def watch(self, stop: threading.Event) -> None:
-        """Rebuild after each batch of edits until `stop` is set (runs on its own thread)."""
+        """Record each batch of edits as a build request until `stop` is set (runs on its own thread)."""
         import watchfiles
 
         paths = [self.root / name for name in WATCHED if (self.root / name).exists()]
@@ -134,8 +243,8 @@ class LivePreview:
             watch_filter=lambda change, path: not Path(path).name.startswith("."),
         ):
             self.watching.set()
-            languages = languages_for(self.root, {Path(path) for _, path in changes})
-            if languages:
-                names = ", ".join(sorted(Path(path).name for _, path in changes)[:3])
-                self._log(f"Changed: {names}{'…' if len(changes) > 3 else ''}")
-                self.rebuild(languages)
+            changed = {Path(path) for _, path in changes}
+            if languages_for(self.root, changed):
+                names = ", ".join(sorted(path.name for path in changed)[:3])
+                self._log(f"Changed: {names}{'…' if len(changed) > 3 else ''}")
+                self.request(changed)
