@@ -9,7 +9,6 @@ not a traceback.
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import posixpath
 import re
@@ -21,6 +20,7 @@ import frontmatter
 import yaml
 
 from gpu_glossary import fast_yaml
+from gpu_glossary.cache import in_memory
 
 SECTIONS = ("device-hardware", "device-software", "host-software", "perf")
 SOURCE_HASH_KEY = "source_hash"
@@ -150,7 +150,7 @@ def slugify_heading(text: str) -> str:
 
 # A page's body is read line by line by several checks (links, images, headings, HTML, the
 # translator's); each reading of the same body shares one split, cached by the body's text.
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _fence_spans_in(body: str) -> tuple:
     """(opening index, closing index, opening match) of each fenced block, by body line.
 
@@ -173,7 +173,7 @@ def _fence_spans_in(body: str) -> tuple:
     return tuple(spans)
 
 
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _lines_in(body: str) -> tuple:
     """(offset, line, in_code) of each body line."""
     in_code = set()
@@ -182,7 +182,7 @@ def _lines_in(body: str) -> tuple:
     return tuple((offset, line, offset in in_code) for offset, line in enumerate(body.split("\n")))
 
 
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _prose_in(body: str) -> tuple:
     """(offset, line) of each line outside code, inline code masked."""
     return tuple((offset, mask_inline_code(line)) for offset, line, in_code in _lines_in(body) if not in_code)
@@ -360,7 +360,7 @@ def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
     return lines
 
 
-@functools.lru_cache(maxsize=4096)
+@in_memory(maxsize=4096)
 def _front_matter_data(front: str) -> tuple[object, tuple[int, str] | None]:
     """(data, None) of a front matter block, or (None, (line, problem)) if it is refused.
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import markdown
 
+from gpu_glossary.cache import in_memory
 from gpu_glossary.glossary import CONFIGS, SOURCE_LANG, read_mkdocs_config
 from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 
@@ -55,7 +56,7 @@ class Renderer:
             extensions=[*extensions, GlossaryExtension(GlossaryState())], extension_configs=options
         )
         # The same text gives the same HTML: the translation checks render an English page
-        # once for each reply they compare with it.
+        # once for each reply they compare with it. Emptied with the renderers (clear_caches).
         self.html = functools.lru_cache(maxsize=1024)(self._convert)
 
     @classmethod
@@ -73,6 +74,6 @@ def shared_renderer(settings: tuple[list[str], dict[str, dict]]) -> Renderer:
     return _renderer_of(json.dumps(settings, sort_keys=True))
 
 
-@functools.lru_cache(maxsize=8)
+@in_memory(maxsize=8)
 def _renderer_of(settings: str) -> Renderer:
     return Renderer(*json.loads(settings))

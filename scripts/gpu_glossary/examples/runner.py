@@ -150,7 +150,7 @@ class ExampleRunner:
         self.jobs = jobs or os.cpu_count() or 2
         self.python = python or sys.executable
         self.workdir = workdir
-        self.progress = progress  # a callable(example) per finished example, or None
+        self.progress = progress  # a callable(outcome) per finished example, or None
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
         if machine.nvcc:
             self.env["PATH"] = f"{Path(machine.nvcc).parent}{os.pathsep}{self.env.get('PATH', '')}"

@@ -2,7 +2,8 @@
 
 Each `mkdocs build` cleans its own output folder, so the English build must not write
 into the folder that holds the Chinese site: each builds into `.site.build/<lang>`, and
-the finished site replaces `site/` in one rename, so a failed build leaves the old site.
+the finished site replaces `site/` by two renames (the old site aside, then the new one in
+its place), so a failed build leaves the old site, and `site/` is missing only between them.
 
 Each build is a process of its own, forked from a multiprocessing fork server that has
 MkDocs and jieba loaded already (`mkdocs_preload`): a rebuild starts at once instead of
