@@ -17,14 +17,17 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page as MkDocsPage
 
 from gpu_glossary.check import check_glossary
-from gpu_glossary.examples.model import load_runs, with_provenance
+from gpu_glossary.examples.model import Runs, load_runs, with_provenance
 from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.page import Page, Problem, parse_page
@@ -34,13 +37,19 @@ from gpu_glossary.site.files import ExtraFiles, add_extra_files
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
-from gpu_glossary.site.search_index import rewrite_index, segment_chinese, write_jieba_dictionary
+from gpu_glossary.site.search_index import (
+    restore_segmentation,
+    rewrite_index,
+    segment_chinese,
+    write_jieba_dictionary,
+)
 from gpu_glossary.site.template_cache import with_bytecode_cache
 from gpu_glossary.site.term_index import add_search_terms, index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
-from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
+_UNSET = object()
 
 
 def _refuse(problems: list[Problem], what: str) -> None:
@@ -59,16 +68,29 @@ class GlossaryPluginConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def __init__(self):
-        self.state = GlossaryState()
-        self.glossary: Glossary | None = None
+        # What the glossary is, read in on_config for each build.
         self.lang = SOURCE_LANG
+        self.glossary: Glossary | None = None
+        self.terminology: Terminology | None = None
+        self.runs: Runs | None = None
+        self.root_site_url = ""
+        self.jieba_dict: Path | None = None  # the temporary jieba user dictionary of a Chinese build
+        # What our Markdown extension reads. Besides the terms, the page being rendered: set
+        # before each page (on_page_markdown), as MkDocs sets config._current_page.
+        self.state = GlossaryState()
+        # What one build collects, emptied in on_pre_build.
         self.extra = ExtraFiles()
         self.backlinks: dict[str, list[str]] = {}
-        self.site_pages: list = []
         self.nav_order: list[str] = []
-        self.root_site_url = ""
-        self.jieba_dict: Path | None = None
+        self.site_pages: dict[str, MkDocsPage] = {}  # by src_uri, as built
         self.unsafe_html: list[Problem] = []
+        self.llms_parts: dict[str, tuple] = {}  # each page's part of llms-full.txt (llms.llms_full)
+        # The build's files, navigation and templates, kept for the live preview, which
+        # rebuilds single pages with them (site/preview.py).
+        self.files: Files | None = None
+        self.nav: Navigation | None = None
+        self.env: jinja2.Environment | None = None
+        self._search_jieba_before: object = _UNSET  # Material's module variable, restored on shutdown
 
     @event_priority(100)  # before Material's search plugin reads jieba_dict_user
     def on_config(self, config):
@@ -97,19 +119,31 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
-        segment_chinese(self.lang == "zh")
+        previous = segment_chinese(self.lang == "zh")
+        if self._search_jieba_before is _UNSET:
+            self._search_jieba_before = previous
         if self.lang == "zh":
             self.jieba_dict = write_jieba_dictionary(config, self.terminology)
         config.markdown_extensions.append(GlossaryExtension(self.state))
         return config
 
+    def on_pre_build(self, config) -> None:
+        self.extra = ExtraFiles()
+        self.backlinks = {}
+        self.nav_order = []
+        self.site_pages = {}
+        self.unsafe_html = []
+        self.llms_parts = {}
+
     def on_files(self, files: Files, config) -> Files:
+        self.files = files
         self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology)
         self.backlinks = index_terms(self.glossary, self.lang, self.state)
         return files
 
     def on_nav(self, nav, config, files):
         """Section titles come from each section's index page, so they follow the language."""
+        self.nav = nav
         self.nav_order = [page.file.src_uri for page in nav.pages]
         for item in nav.items:
             if getattr(item, "is_section", False):
@@ -146,9 +180,14 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_env(self, env, config, files):
         """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here.
         No template is compiled yet either: they may come compiled from an earlier build."""
+        self.refuse_unsafe_html()
+        self.env = with_bytecode_cache(env)
+        return self.env
+
+    def refuse_unsafe_html(self) -> None:
+        """Stop with the sanitizer's messages about the pages rendered since the last call."""
         problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
         _refuse(problems, "pages' HTML")
-        return with_bytecode_cache(env)
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
@@ -161,7 +200,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
         )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
-        self.site_pages.append(page)
+        self.site_pages[rel] = page
         return context
 
     def on_template_context(self, context, template_name, config):
@@ -181,19 +220,34 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         index = site_dir / "search" / "search_index.json"
         if index.is_file():
             rewrite_index(index)
-        order = {rel: index for index, rel in enumerate(self.nav_order)}
-        pages = []
-        for page in sorted(self.site_pages, key=lambda p: order.get(p.file.src_uri, len(order))):
-            model = self._source_page(page.file.src_uri)
-            section = page.parent.title if page.parent else ""
-            pages.append(SitePage(model, page.url, model.title or page.title or "", model.summary, section))
-        write_llms_files(
-            site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
-        )
+        self.write_llms_files(config, site_dir)
         if self.jieba_dict:
             self.jieba_dict.unlink(missing_ok=True)
             self.jieba_dict = None
-        self.site_pages = []
+
+    def on_shutdown(self) -> None:
+        if self._search_jieba_before is not _UNSET:
+            restore_segmentation(self._search_jieba_before)
+            self._search_jieba_before = _UNSET
+
+    def write_llms_files(self, config, site_dir: Path, rels: set[str] | None = None) -> None:
+        """llms.txt, llms-full.txt and the Markdown twins of `rels` (default: every page)."""
+        order = {rel: index for index, rel in enumerate(self.nav_order)}
+        pages = []
+        for rel, page in sorted(self.site_pages.items(), key=lambda item: order.get(item[0], len(order))):
+            model = self._source_page(rel)
+            section = page.parent.title if page.parent else ""
+            pages.append(SitePage(model, page.url, model.title or page.title or "", model.summary, section))
+        write_llms_files(
+            site_dir,
+            config.site_name,
+            config.site_url or "",
+            config.site_description or "",
+            pages,
+            strings(self.lang),
+            rels,
+            self.llms_parts,
+        )
 
     def _source_page(self, rel: str) -> Page:
         """The page model behind a built page: its file, the English fallback or generated text."""

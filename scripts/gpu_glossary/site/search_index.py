@@ -32,7 +32,7 @@ def rewrite_index(path: Path) -> tuple[int, int]:
     """Rewrite one `search_index.json` in place; return its size in bytes before and after."""
     before = path.read_bytes()
     text = json.dumps(compact_index(json.loads(before)), ensure_ascii=False, separators=(",", ":"))
-    write_text_atomic(path, text)
+    write_text_atomic(path, text, durable=False)
     return len(before), len(text.encode("utf-8"))
 
 
@@ -49,19 +49,29 @@ def write_jieba_dictionary(config, terminology) -> Path | None:
     return Path(path)
 
 
-def segment_chinese(enabled: bool) -> None:
-    """Whether Material's search splits Chinese text into words with jieba in this build.
+def segment_chinese(enabled: bool) -> object:
+    """Whether Material's search splits Chinese text into words with jieba in this build;
+    returns what it was before, for `restore_segmentation` once the build is done.
 
     Material segments any Chinese it indexes, in every language, joining the words with
     U+200B. Only the Chinese search splits on U+200B (`separator` in mkdocs.zh.yml), so in the
     English index the segmented words (the terminology page's renderings) could not be found,
     and loading jieba's dictionary cost every English build about a second. Material keeps
     jieba in a module variable (None when jieba is not installed); a build sets it for its own
-    language, so one process can build both."""
+    language, so one process can build both, and the plugin puts it back on shutdown."""
     from material.plugins.search import plugin as material_search
 
     try:
         import jieba
     except ImportError:  # as Material itself: no jieba, no segmentation
         jieba = None
+    previous = material_search.jieba
     material_search.jieba = jieba if enabled else None
+    return previous
+
+
+def restore_segmentation(previous: object) -> None:
+    """Put back Material's module variable as `segment_chinese` found it."""
+    from material.plugins.search import plugin as material_search
+
+    material_search.jieba = previous
