@@ -19,7 +19,8 @@ import pytest
 from helpers import small_project
 
 from gpu_glossary.site.build import SiteBuildError
-from gpu_glossary.site.live import LivePreview, languages_for
+from gpu_glossary.site.live import LivePreview
+from gpu_glossary.site.preview import PreviewBuilder, languages_for
 from gpu_glossary.site.serve import serve_in_background
 
 DEADLINE = 120  # seconds a real build may take on a loaded 2-core machine
@@ -278,9 +279,7 @@ def test_edits_made_during_the_first_build_and_during_a_rebuild_are_served(tmp_p
     def builder(changed):
         nonlocal real
         if real is None:
-            from gpu_glossary.site.live import rebuild_languages
-
-            real = rebuild_languages(root, root / "site", url)
+            real = PreviewBuilder(root, root / "site", url)
         what = real(changed)
         step = next(edits, None)
         if step:  # the build has read everything; the edit comes before it ends
@@ -300,6 +299,8 @@ def test_edits_made_during_the_first_build_and_during_a_rebuild_are_served(tmp_p
     finally:
         stop.set()
         server.shutdown()
+        if real is not None:
+            real.close()
 
 
 @pytest.fixture

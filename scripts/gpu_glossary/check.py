@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -218,26 +219,39 @@ def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
     return problems
 
 
-def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered: bool = True) -> list[Problem]:
+def check_glossary(
+    glossary: Glossary,
+    terminology: Terminology | None,
+    rendered: bool = True,
+    pages: Collection[tuple[str, str]] | None = None,
+) -> list[Problem]:
     """Every problem in the glossary; `rendered=False` skips the sanitizer's verdict on the
-    rendered HTML (the build gives it on the HTML it actually renders)."""
+    rendered HTML (the build gives it on the HTML it actually renders).
+
+    `pages`, (lang, rel) pairs, limits the rules about one page to those pages: the live
+    preview checks the pages an edit touched and the pages that link to them. The rules about
+    the whole glossary (duplicates, translations, the navigation) still run; the diagrams are
+    checked, and unused recorded runs reported, only without it."""
+
+    def chosen(page: Page) -> bool:
+        return pages is None or (page.lang, page.rel) in pages
+
     problems: list[Problem] = []
     html_check = _HtmlCheck(glossary.root) if rendered else None
     for lang in LANGUAGES:
-        pages = list(glossary.pages[lang].values())
-        for page in pages:
+        every_page = list(glossary.pages[lang].values())
+        for page in filter(chosen, every_page):
             problems.extend(_check_page(glossary, page, terminology))
             if html_check and page.meta:
                 problems.extend(html_check.problems(page))
-        problems.extend(_check_duplicates(pages))
+        problems.extend(_check_duplicates(every_page))
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))
-    problems.extend(check_images(glossary))
-    problems.extend(
-        check_examples(
-            [p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems], load_runs(glossary.root)
-        )
-    )
+    selected = [p for lang in LANGUAGES for p in glossary.pages[lang].values() if chosen(p)]
+    problems.extend(check_images(glossary, None if pages is None else selected))
+    examples = check_examples([p for p in selected if not p.problems], load_runs(glossary.root))
+    shown = {page.display_path for page in selected}
+    problems.extend(p for p in examples if pages is None or p.severity == "error" or p.path in shown)
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:
             problems.append(

@@ -150,19 +150,20 @@ def relative_link(rel: str, site_path: str) -> str:
 
 
 # -- check ------------------------------------------------------------------------------
-def check_images(glossary: Glossary) -> list[Problem]:
+def check_images(glossary: Glossary, pages: list[Page] | None = None) -> list[Problem]:
+    """The diagrams and every page's images; `pages` limits it to those pages' images."""
     problems: list[Problem] = []
-    for svg in sorted(glossary.images_dir.rglob("*.svg")) if glossary.images_dir.is_dir() else []:
+    diagrams = glossary.images_dir.rglob("*.svg") if pages is None and glossary.images_dir.is_dir() else []
+    for svg in sorted(diagrams):
         display = svg.relative_to(glossary.root).as_posix()
         problems.extend(
             Problem(display, line, "error", message) for line, message in cached_svg_problems(svg.read_bytes())
         )
-    for lang, pages in glossary.pages.items():
-        for page in pages.values():
-            problems.extend(_check_page(glossary, page))
-            english = glossary.page(SOURCE_LANG, page.rel)
-            if lang != SOURCE_LANG and english is not None:
-                problems.extend(_compare_with_english(page, english))
+    for page in [p for lang_pages in glossary.pages.values() for p in lang_pages.values()] if pages is None else pages:
+        problems.extend(_check_page(glossary, page))
+        english = glossary.page(SOURCE_LANG, page.rel)
+        if page.lang != SOURCE_LANG and english is not None:
+            problems.extend(_compare_with_english(page, english))
     return problems
 
 

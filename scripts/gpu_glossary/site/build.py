@@ -115,6 +115,14 @@ def build_site(
     if failures:
         raise SiteBuildError("\n".join(failures))
 
+    install_languages(staging, site_dir, languages)
+    shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(time.perf_counter() - started, per_language, site_dir)
+
+
+def install_languages(staging: Path, site_dir: Path, languages: tuple[str, ...]) -> None:
+    """Put each language built into `staging/<lang>` in its place in `site_dir`: English at
+    the root, the others in their folders; a language not built keeps what `site_dir` has."""
     if SOURCE_LANG in languages:
         assembled = staging / "site"
         os.replace(staging / SOURCE_LANG, assembled)
@@ -126,8 +134,6 @@ def build_site(
     else:  # only translations: swap each one's folder inside the site
         for lang in languages:
             _swap(staging / lang, site_dir / url_prefix(lang).rstrip("/"), staging / f"previous-{lang}")
-    shutil.rmtree(staging, ignore_errors=True)
-    return BuildResult(time.perf_counter() - started, per_language, site_dir)
 
 
 def _swap(new: Path, target: Path, previous: Path) -> None:

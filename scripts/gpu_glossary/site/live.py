@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG
-from gpu_glossary.site.build import SiteBuildError, build_site
+from gpu_glossary.site.build import SiteBuildError
+from gpu_glossary.site.preview import PreviewBuilder, languages_for
 
 WATCHED = ("glossary", "overrides", "mkdocs.yml", "mkdocs.zh.yml")
 
@@ -59,33 +59,6 @@ RELOAD_SCRIPT = """(function () {
 """
 
 
-def languages_for(root: Path, changed: set[Path]) -> tuple[str, ...]:
-    """Which builds an edit affects: a translation's own files rebuild that language only;
-    English pages, images, shared data, theme and base config rebuild every language
-    (translations fall back to English pages and link to them)."""
-    touched: set[str] = set()
-    for path in changed:
-        try:
-            parts = path.resolve().relative_to(root.resolve()).parts
-        except ValueError:
-            continue
-        if not parts or parts[0] == "site" or any(part.startswith(".") for part in parts):
-            continue
-        if (
-            parts[:2]
-            and parts[0] == "glossary"
-            and len(parts) > 1
-            and parts[1] in LANGUAGES
-            and parts[1] != SOURCE_LANG
-        ):
-            touched.add(parts[1])
-        elif parts[0] == "mkdocs.zh.yml":
-            touched.add("zh")
-        else:
-            touched.update(LANGUAGES)
-    return tuple(lang for lang in LANGUAGES if lang in touched)
-
-
 @dataclass
 class BuildState:
     generation: int = 0
@@ -95,18 +68,6 @@ class BuildState:
 # Builds the site from the paths changed since the last good build (None: everything) and
 # says what it rebuilt; raises SiteBuildError with the checker's messages.
 Builder = Callable[[set[Path] | None], str]
-
-
-def rebuild_languages(root: Path, site_dir: Path, site_url: str) -> Builder:
-    """A builder that rebuilds each language an edit touches, whole."""
-
-    def build(changed: set[Path] | None) -> str:
-        languages = LANGUAGES if changed is None else languages_for(root, changed)
-        if languages:
-            build_site(root, site_dir=site_dir, site_url=site_url, languages=languages)
-        return " and ".join(languages) or "nothing"
-
-    return build
 
 
 class LivePreview:
@@ -161,7 +122,7 @@ class LivePreview:
     def rebuild(self, changed: set[Path] | None = None) -> bool:
         """Build now, on this thread; publish the result to open pages. True if it succeeded."""
         if self.builder is None:
-            self.builder = rebuild_languages(self.root, self.site_dir, self.site_url)
+            self.builder = PreviewBuilder(self.root, self.site_dir, self.site_url)
         started = time.perf_counter()
         try:
             what = self.builder(changed)
@@ -195,6 +156,7 @@ class LivePreview:
                 if not self._work.wait_for(lambda: self._requested or stop.is_set(), timeout=0.2):
                     continue
                 if stop.is_set():
+                    self.close()
                     return
                 changed, self._pending, self._requested = self._pending, set(), False
                 self._building = True
@@ -220,6 +182,12 @@ class LivePreview:
             self.build_forever(stop)
 
         threading.Thread(target=build_once_watching, name="live-preview builder", daemon=True).start()
+
+    def close(self) -> None:
+        """End what the builder keeps running (the preview's language processes)."""
+        close = getattr(self.builder, "close", None)
+        if close is not None:
+            close()
 
     def wait_for_change(self, since: int, timeout: float) -> BuildState:
         """Block until a build newer than `since` finished (or `timeout`); the current state."""

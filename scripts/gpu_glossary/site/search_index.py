@@ -28,10 +28,15 @@ def compact_index(index: dict) -> dict:
     return {**index, "docs": docs}
 
 
+def index_text(index: dict) -> str:
+    """The index as we write it: compact UTF-8 JSON."""
+    return json.dumps(index, ensure_ascii=False, separators=(",", ":"))
+
+
 def rewrite_index(path: Path) -> tuple[int, int]:
     """Rewrite one `search_index.json` in place; return its size in bytes before and after."""
     before = path.read_bytes()
-    text = json.dumps(compact_index(json.loads(before)), ensure_ascii=False, separators=(",", ":"))
+    text = index_text(compact_index(json.loads(before)))
     write_text_atomic(path, text, durable=False)
     return len(before), len(text.encode("utf-8"))
 
