@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gpu_glossary import markdown_ext, render, sanitize
+from gpu_glossary import highlight, markdown_ext, render, sanitize
 from gpu_glossary import page as page_module
 from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.examples.model import check_examples, load_runs
@@ -168,7 +168,7 @@ class _HtmlCheck:
 @cache
 def _code_fingerprint() -> str:
     return fingerprint(
-        ["nh3", "markdown", "pymdown-extensions", "pygments"], [sanitize, render, markdown_ext, page_module]
+        ["nh3", "markdown", "pymdown-extensions", "pygments"], [sanitize, render, markdown_ext, highlight, page_module]
     )
 
 

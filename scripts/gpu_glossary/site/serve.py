@@ -62,8 +62,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     }
     # Keep-alive, as Pages and every CDN: a browser fetches a page's files over a few open
     # connections. HTTP/1.0 (the standard library's default) closes each after one response,
-    # so every file cost a new connection and a new thread (and, under the test suite's load,
-    # left pages in chromium-headless-shell that never reached network idle).
+    # so every file would cost a new connection and a new thread.
     protocol_version = "HTTP/1.1"
     live = None  # a live.LivePreview when `make site` watches for edits
     _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
