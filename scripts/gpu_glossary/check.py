@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from gpu_glossary import highlight, markdown_ext, render, sanitize
 from gpu_glossary import page as page_module
 from gpu_glossary.cache import fingerprint, memoize
-from gpu_glossary.examples.model import check_examples, load_runs
+from gpu_glossary.examples.model import Runs, check_examples, load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from gpu_glossary.images.links import check_images
 from gpu_glossary.images.names import IMAGE_EXTENSIONS
@@ -224,6 +224,7 @@ def check_glossary(
     terminology: Terminology | None,
     rendered: bool = True,
     pages: Collection[tuple[str, str]] | None = None,
+    runs: Runs | None = None,
 ) -> list[Problem]:
     """Every problem in the glossary; `rendered=False` skips the sanitizer's verdict on the
     rendered HTML (the build gives it on the HTML it actually renders).
@@ -231,7 +232,8 @@ def check_glossary(
     `pages`, (lang, rel) pairs, limits the rules about one page to those pages: the live
     preview checks the pages an edit touched and the pages that link to them. The rules about
     the whole glossary (duplicates, translations, the navigation) still run; the diagrams are
-    checked, and unused recorded runs reported, only without it."""
+    checked, and unused recorded runs reported, only without it. `runs`: the recorded runs,
+    where the caller has them read already (default: read from glossary/runs.yml)."""
 
     def chosen(page: Page) -> bool:
         return pages is None or (page.lang, page.rel) in pages
@@ -249,7 +251,7 @@ def check_glossary(
             problems.extend(_check_translations(glossary, lang))
     selected = [p for lang in LANGUAGES for p in glossary.pages[lang].values() if chosen(p)]
     problems.extend(check_images(glossary, None if pages is None else selected))
-    examples = check_examples([p for p in selected if not p.problems], load_runs(glossary.root))
+    examples = check_examples([p for p in selected if not p.problems], runs or load_runs(glossary.root))
     shown = {page.display_path for page in selected}
     problems.extend(p for p in examples if pages is None or p.severity == "error" or p.path in shown)
     for rel in glossary.nav:

@@ -36,12 +36,13 @@ from pathlib import Path
 
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.check import check_glossary
+from gpu_glossary.examples.model import Runs, load_runs
 from gpu_glossary.glossary import CONFIGS, LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
 from gpu_glossary.page import Page, parse_page, read_page
 from gpu_glossary.site.build import SiteBuildError, build_process_context, install_languages
 from gpu_glossary.site.search_index import compact_index, index_text
 from gpu_glossary.site.term_index import backlinks, link_targets
-from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
 SHARED_KEYS = ("title", "summary", "abbreviation", "aliases")  # front matter that other pages show
 
@@ -101,6 +102,8 @@ class Plan:
     pages: dict[str, set[str]] = field(default_factory=dict)  # lang -> pages rebuilt
     edited: dict[tuple[str, str], Page | None] = field(default_factory=dict)  # (lang, rel) -> as read
     models: dict[str, Glossary] = field(default_factory=dict)  # lang -> the pages it is built from after
+    terminology: Terminology | None = None  # read again for a whole build
+    runs: Runs | None = None  # likewise
 
     def describe(self) -> str:
         parts = [f"{lang} (whole)" for lang in LANGUAGES if lang in self.whole]
@@ -116,6 +119,8 @@ class PreviewBuilder:
         self.root, self.site_dir, self.site_url = root, site_dir, site_url
         self.staging = site_dir.parent / f".{site_dir.name}.preview"  # beside it: renames stay atomic
         self.built: dict[str, Glossary] = {}  # per language: the pages its site was last built from
+        self.terminology: Terminology | None = None  # as last built whole (a change to it builds whole)
+        self.runs: Runs | None = None  # the recorded runs, likewise
         self._workers: dict[str, _Worker] = {}
         self._stale: set[str] = set(LANGUAGES)  # no build of the served site in that language's worker
 
@@ -156,6 +161,11 @@ class PreviewBuilder:
         if plan.whole:  # read before the workers do: an edit made after it is built again next round
             snapshot = load_glossary(self.root)
             plan.models.update({lang: snapshot for lang in plan.whole})
+            try:
+                plan.terminology = load_terminology(snapshot.terminology_path)
+            except TerminologyError:
+                plan.terminology = None  # the whole build reports it
+            plan.runs = load_runs(self.root)
         for lang in plan.whole:
             plan.pages.pop(lang, None)
         return plan
@@ -193,16 +203,21 @@ class PreviewBuilder:
             return
         models = {lang: plan.models[lang] for lang in LANGUAGES}
         glossary = Glossary(self.root, {lang: models[lang].pages[lang] for lang in LANGUAGES}, models[SOURCE_LANG].nav)
-        edited = {rel for (_, rel), page in plan.edited.items()}
         scope = {key for key, page in plan.edited.items() if page is not None}
+        # A link into an edited page can break only where the page's headings (anchors) changed.
+        moved = set()
+        for (lang, rel), page in plan.edited.items():
+            before = self.built[lang].page(lang, rel) if lang in self.built else None
+            if page is None or before is None or page.anchors() != before.anchors():
+                moved.add(rel)
         for lang in LANGUAGES:
-            scope.update((lang, rel) for rel, page in glossary.pages[lang].items() if edited & set(link_targets(page)))
-        try:
-            terminology = load_terminology(glossary.terminology_path)
-        except TerminologyError as exc:
-            raise SiteBuildError(str(exc)) from None
+            scope.update((lang, rel) for rel, page in glossary.pages[lang].items() if moved & set(link_targets(page)))
+        terminology = plan.terminology or self.terminology
+        runs = plan.runs or self.runs
         errors = [
-            p for p in check_glossary(glossary, terminology, rendered=False, pages=scope) if p.severity == "error"
+            p
+            for p in check_glossary(glossary, terminology, rendered=False, pages=scope, runs=runs)
+            if p.severity == "error"
         ]
         if errors:
             raise SiteBuildError(
@@ -241,6 +256,8 @@ class PreviewBuilder:
             install_languages(self.staging, self.site_dir, tuple(lang for lang in LANGUAGES if lang in plan.whole))
             shutil.rmtree(self.staging, ignore_errors=True)
         self.built.update(plan.models)
+        if plan.whole:
+            self.terminology, self.runs = plan.terminology, plan.runs
         self._stale -= plan.whole
 
     def _live_dir(self, lang: str) -> Path:
