@@ -104,6 +104,22 @@ def test_a_page_added_or_removed_rebuilds_whole(planner):
     assert planned(builder, removed) == (["en", "zh"], {})
 
 
+def test_a_page_s_edit_is_checked_and_so_are_links_into_it_when_its_headings_change(planner):
+    root, builder = planner
+    alpha = edit(root / "glossary/en/perf/alpha.md", "Alpha comes before", "## Part {#part}\n\nAlpha comes before")
+    edit(root / "glossary/en/perf/beta.md", "[alpha](alpha.md)", "[alpha](alpha.md#part)")
+    builder.built = {lang: load_glossary(root) for lang in LANGUAGES}
+    edit(alpha, "## Part {#part}", "## Whole {#whole}")  # beta's link into it breaks
+    with pytest.raises(SiteBuildError) as failure:
+        builder._check(builder.plan({alpha}))
+    assert str(failure.value).split("\n") == [
+        "glossary/en/perf/beta.md:6: error: anchor '#part' does not exist in glossary/en/perf/alpha.md (ids: whole)",
+        "1 error(s) in the glossary pages; `gpu-glossary check` shows them too",
+    ]
+    edit(alpha, "## Whole {#whole}", "## Part {#part}\n\nMore prose.")  # the headings as built: the link holds
+    builder._check(builder.plan({alpha}))
+
+
 @pytest.mark.build
 def test_the_preview_site_is_the_site_a_whole_build_makes(tmp_path):
     """Page by page, through edits of both languages, a new link, a failed round and a title
