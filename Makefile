@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: site build test check install benchmark clean
+.PHONY: site build test quick check install benchmark clean
 
 # Install what the site needs, build English and Chinese in parallel, serve on 127.0.0.1.
 site: $(STAMP)
@@ -22,6 +22,11 @@ install: $(STAMP)
 # Install what the tests need (Chromium from Debian's packages if missing) and run every test.
 test: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python -m pytest
+
+# The edit-and-test loop: the checker and every test but the browser, build and slow ones.
+quick: $(STAMP) tests/tools/node_modules
+	$(BIN)/gpu-glossary check
+	$(BIN)/python -m pytest -m "not browser and not build and not slow"
 
 benchmark: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python benchmarks/build_benchmark.py

@@ -26,9 +26,11 @@ def pytest_xdist_auto_num_workers(config) -> int:
 LONGEST_FIRST = ("test_every_page.py", "test_translate.py", "test_browser.py", "test_live.py", "test_accessibility.py")
 
 
-# Fixtures that make a test a browser test or a build test (pyproject.toml's markers).
+# What makes a test a browser, build or slow test (pyproject.toml's markers): the fixtures it
+# asks for, or its file (a file of end-to-end runs whose units are tested apart).
 BROWSER_FIXTURES = {"browser"}
 BUILD_FIXTURES = {"site", "fixture_site", "small", "live_site"}
+SLOW_FILES = {"test_translate.py"}  # whole translation runs over real HTTP; units: test_translate_units.py
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -38,6 +40,8 @@ def pytest_collection_modifyitems(items) -> None:
             item.add_marker(pytest.mark.browser)
         if fixtures & BUILD_FIXTURES:
             item.add_marker(pytest.mark.build)
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
 
     def rank(item) -> int:
         name = item.path.name

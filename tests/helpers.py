@@ -187,3 +187,29 @@ class ServedSite:
 
         sitemap = (self.dir / lang_prefix / "sitemap.xml").read_text(encoding="utf-8")
         return [self.url + loc.removeprefix(self.built_for) for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
+
+
+def glossary_of(texts: dict[str, str], root: Path = Path("/in-memory"), nav: list[str] | None = None):
+    """A glossary made in memory of `texts` ("en/perf/x.md" -> page text), for the checker's
+    rules; every page is in the nav unless `nav` says otherwise. Under `root` it finds (or
+    not) images, recorded runs and, for rendering, the Markdown settings."""
+    from gpu_glossary.glossary import Glossary
+    from gpu_glossary.page import parse_page
+
+    glossary = Glossary(root, {"en": {}, "zh": {}})
+    for path, text in texts.items():
+        lang, rel = path.split("/", 1)
+        glossary.pages[lang][rel] = parse_page(text, root / "glossary" / path, f"glossary/{path}", rel, lang)
+    glossary.nav = nav if nav is not None else sorted({p.split("/", 1)[1] for p in texts})
+    return glossary
+
+
+def checker_messages(texts: dict[str, str], severity: str = "error", rendered: bool = False, **where) -> list[str]:
+    """The checker's messages of one severity about `glossary_of(texts, **where)`; with
+    `rendered`, the sanitizer's verdict on each page's HTML too (give `root=ROOT`)."""
+    from gpu_glossary.check import check_glossary
+    from gpu_glossary.terminology import load_terminology
+
+    glossary = glossary_of(texts, **where)
+    found = check_glossary(glossary, load_terminology(ROOT / "glossary/terminology.yml"), rendered=rendered)
+    return [str(p) for p in found if p.severity == severity]

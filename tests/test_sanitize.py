@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, copy_project
-from test_check import add_page
+from helpers import ROOT, checker_messages
 
 from gpu_glossary.check import run_check
 from gpu_glossary.page import parse_page
@@ -109,17 +108,14 @@ BODY_LINE = front().count("\n") + 1
 
 
 @pytest.fixture(scope="module")
-def hostile_project(tmp_path_factory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("hostile") / "project")
-    for number, (body, _, _) in enumerate(HOSTILE.values()):
-        add_page(project, f"glossary/en/perf/hostile-{number:02}.md", front(f"Hostile {number}") + body + "\n")
-    add_page(project, "glossary/en/perf/harmless.md", front("Harmless") + HARMLESS)
-    return project
-
-
-@pytest.fixture(scope="module")
-def hostile_errors(hostile_project) -> list[str]:
-    return [str(p) for p in run_check(hostile_project) if p.severity == "error"]
+def hostile_errors() -> list[str]:
+    """The checker's errors about a glossary of the hostile pages and a harmless one."""
+    texts = {
+        f"en/perf/hostile-{number:02}.md": front(f"Hostile {number}") + body + "\n"
+        for number, (body, _, _) in enumerate(HOSTILE.values())
+    }
+    texts["en/perf/harmless.md"] = front("Harmless") + HARMLESS
+    return checker_messages(texts, rendered=True, root=ROOT)
 
 
 @pytest.mark.parametrize("case", HOSTILE)
@@ -128,7 +124,7 @@ def test_hostile_markup_is_an_error_naming_file_and_line(hostile_errors, case):
     _, line, message = HOSTILE[case]
     path = f"glossary/en/perf/hostile-{number:02}.md"
     mine = [e for e in hostile_errors if e.startswith(path + ":")]
-    assert any(e.startswith(f"{path}:{BODY_LINE + line - 1}: error: ") and message in e for e in mine), mine
+    assert [e for e in mine if e.startswith(f"{path}:{BODY_LINE + line - 1}: error: ") and message in e], mine
 
 
 def test_code_and_escaped_text_are_not_markup(hostile_errors):
@@ -168,16 +164,12 @@ def test_the_sanitized_hostile_pages_hold_no_script_or_handler():
         ("summary", "Looks fine &#60;script&#62;", "front matter 'summary' must be plain text"),
     ],
 )
-def test_markup_in_front_matter_is_an_error(project, key, value, message):
+def test_markup_in_front_matter_is_an_error(key, value, message):
     fields = {"title": "Term", "summary": "A test."} | {key: value}
-    add_page(
-        project,
-        "glossary/en/perf/front.md",
-        f"---\ntitle: '{fields['title']}'\nsummary: '{fields['summary']}'\n---\n\nText.\n",
-    )
+    text = f"---\ntitle: '{fields['title']}'\nsummary: '{fields['summary']}'\n---\n\nText.\n"
     line = 2 if key == "title" else 3
-    found = [str(p) for p in run_check(project)]
-    assert any(e.startswith(f"glossary/en/perf/front.md:{line}: error: {message}") for e in found), found
+    found = checker_messages({"en/perf/front.md": text})
+    assert [e for e in found if e.startswith(f"glossary/en/perf/front.md:{line}: error: {message}")], found
 
 
 def test_everything_our_pages_use_passes_the_sanitizer():
