@@ -1,9 +1,11 @@
-"""Render a page's Markdown to HTML the way the site build does, without running MkDocs.
+"""Rendering a page's Markdown to HTML: one home for the checker, the translator and the site.
 
-The checker and the translation checks need the HTML a page will become (the sanitizer
-judges HTML, not Markdown), and loading MkDocs' own configuration takes about a second.
-So the Markdown extensions are read from `mkdocs.yml` (and the language's config that
-inherits it) exactly as MkDocs reads them; a test compares the two.
+The site renders through MkDocs, with the Markdown extensions `mkdocs.yml` names (our own
+among them: `markdown_ext` for link previews and abbreviations, `highlight` for kept code
+highlighting). The checker and the translation checks need the same HTML without running
+MkDocs (loading its configuration takes about a second), so the extensions are read here from
+`mkdocs.yml` and the language's config that inherits it exactly as MkDocs reads them (a test
+compares the two), and `Renderer` renders with them.
 """
 
 from __future__ import annotations
