@@ -3,7 +3,7 @@
 The site renders through MkDocs, with the Markdown extensions `mkdocs.yml` names (our own
 among them: `markdown_ext` for link previews and abbreviations, `highlight` for kept code
 highlighting). The checker and the translation checks need the same HTML without running
-MkDocs (loading its configuration takes about a second), so the extensions are read here from
+MkDocs (loading its configuration is slow), so the extensions are read here from
 `mkdocs.yml` and the language's config that inherits it exactly as MkDocs reads them (a test
 compares the two), and `Renderer` renders with them.
 """
