@@ -60,3 +60,35 @@ def test_a_build_puts_back_material_s_segmentation_setting_on_shutdown(small):
         assert material_search.jieba is before
     finally:
         material_search.jieba = original
+
+
+def test_search_entries_from_html_without_code_markup_are_the_same():
+    """Material's search is fed each page without the spans and line anchors of highlighted
+    code (LighterIndexing): every entry, code text included, must stay what it was."""
+    from types import SimpleNamespace
+
+    from helpers import ROOT
+    from material.plugins.search.plugin import SearchIndex
+
+    from gpu_glossary.render import Renderer
+    from gpu_glossary.sanitize import sanitize
+    from gpu_glossary.site.search_index import without_code_markup
+
+    body = (
+        "Intro with `code`.\n\n## Kernel {#kernel}\n\n```cuda\n__global__ void k(float *x) {\n"
+        '  x[threadIdx.x] *= 2.0f; // "quoted" & <angled>\n}\n```\n\nAfter the code.\n\n'
+        "## Referenced by {#referenced-by data-search-exclude}\n\n- [Warp](warp.md)\n"
+    )
+    html = sanitize(Renderer.for_language(ROOT, "en").html(body))
+    light = without_code_markup(html)
+    assert html.count("<span") > 10 and "<span" not in light.split("<pre")[1]
+
+    def entries(content: str) -> list[dict]:
+        index = SearchIndex(lang=["en"], separator=r"[\s\-]+", pipeline=[], fields={})
+        page = SimpleNamespace(meta={"title": "T"}, content=content, toc=[], url="t/", title="T")
+        index.add_entry_from_context(page)
+        return index.entries
+
+    assert entries(light) == entries(html)
+    assert [e["location"] for e in entries(html)] == ["t/", "t/#kernel"]  # the excluded section stays out
+    assert "x[threadIdx.x] *= 2.0f; // \"quoted\" &amp; &lt;angled&gt;" in entries(light)[1]["text"]

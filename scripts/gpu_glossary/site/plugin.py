@@ -18,10 +18,11 @@ import logging
 from pathlib import Path
 
 import jinja2
+from material.plugins.search.plugin import SearchPlugin
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page as MkDocsPage
@@ -38,6 +39,7 @@ from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.search_index import (
+    LighterIndexing,
     restore_segmentation,
     rewrite_index,
     segment_chinese,
@@ -91,6 +93,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.nav: Navigation | None = None
         self.env: jinja2.Environment | None = None
         self._search_jieba_before: object = _UNSET  # Material's module variable, restored on shutdown
+        self.indexing = LighterIndexing(None)  # Material's search, fed lighter HTML (set in on_config)
 
     @event_priority(100)  # before Material's search plugin reads jieba_dict_user
     def on_config(self, config):
@@ -125,6 +128,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if self.lang == "zh":
             self.jieba_dict = write_jieba_dictionary(config, self.terminology)
         config.markdown_extensions.append(GlossaryExtension(self.state))
+        self.indexing = LighterIndexing(next((p for p in config.plugins.values() if isinstance(p, SearchPlugin)), None))
         return config
 
     def on_pre_build(self, config) -> None:
@@ -189,7 +193,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
         _refuse(problems, "pages' HTML")
 
-    def on_page_context(self, context, page, config, nav):
+    @event_priority(50)  # before Material's search plugin indexes the page
+    def _on_page_context_first(self, context, page, config, nav):
         rel = page.file.src_uri
         add_search_terms(page.meta, self.glossary, self.lang, rel, len(self.backlinks.get(rel, [])))
         if rel in self.extra.untranslated:
@@ -201,7 +206,15 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         )
         context["gg"]["report_url"] = report_url(config, self.lang, page)
         self.site_pages[rel] = page
+        self.indexing.before(page)
         return context
+
+    @event_priority(-50)  # after Material's search plugin
+    def _on_page_context_last(self, context, page, config, nav):
+        self.indexing.after(page)
+        return context
+
+    on_page_context = CombinedEvent(_on_page_context_first, _on_page_context_last)
 
     def on_template_context(self, context, template_name, config):
         context["gg"] = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".", None, None)
