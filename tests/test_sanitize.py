@@ -10,9 +10,10 @@ import pytest
 from helpers import ROOT, checker_messages
 
 from gpu_glossary.check import run_check
+from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
 from gpu_glossary.render import Renderer, markdown_settings
-from gpu_glossary.sanitize import html_problems, removals, sanitize
+from gpu_glossary.sanitize import elements, html_problems, removals, sanitize, sanitized_elements
 from gpu_glossary.site.build import SiteBuildError, build_site
 
 # (Markdown body, line of the offence counted from the body's first line, what the error says)
@@ -155,6 +156,18 @@ def test_the_sanitized_hostile_pages_hold_no_script_or_handler():
             re.I,
         ), clean
         assert removals(clean) == []  # sanitizing twice changes nothing
+
+
+def test_the_sanitizer_s_output_is_read_the_same_with_patterns_as_with_a_parser():
+    """html_problems reads nh3's output with patterns (sanitized_elements): on every English page
+    and every hostile body, what they find must be what Python's HTML parser finds."""
+    renderer = Renderer.for_language(ROOT, "en")
+    bodies = [page.body for page in load_glossary(ROOT).pages["en"].values()]
+    bodies += [body for body, _, _ in HOSTILE.values()] + [HARMLESS]
+    bodies.append('[q](https://example.org/?a=1&b=2 "say \\"hi\\" & <go>") and <abbr title="a &lt; b">ab</abbr>')
+    cleans = [sanitize(renderer.html(body)) for body in bodies]
+    assert [index for index, clean in enumerate(cleans) if sanitized_elements(clean) != elements(clean)] == []
+    assert sum(len(elements(clean)) for clean in cleans) > 10000  # the corpus is not empty
 
 
 @pytest.mark.parametrize(
