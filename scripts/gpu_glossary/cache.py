@@ -15,8 +15,8 @@ In memory: every cache of a function's results is made with `in_memory` below, s
 them are emptied by one `clear_caches()` (tests that measure memory, or a long-lived process
 that wants its memory back). Each is keyed by whole texts, so it can never be stale, and
 bounded; together they are the process's memory budget for caching:
-- page.py: a body's fenced blocks, lines and prose lines (1024 bodies each), front matter
-  data (4096 blocks);
+- page.py: a body's fenced blocks, lines, prose lines, fences, links and headings (1024
+  bodies each), front matter data (4096 blocks);
 - render.py: the shared renderers (8 Markdown settings), each with the HTML of its last
   1024 texts;
 - translate/checks.py: the markup of the last 1024 HTML texts;
