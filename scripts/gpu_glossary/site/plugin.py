@@ -106,12 +106,16 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             self.terminology = load_terminology(self.glossary.terminology_path)
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
+        self.runs = load_runs(root)
         # The sanitizer's verdict waits for on_page_content, which judges the HTML really built.
         _refuse(
-            [p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
+            [
+                p
+                for p in check_glossary(self.glossary, self.terminology, rendered=False, runs=self.runs)
+                if p.severity == "error"
+            ],
             "pages",
         )
-        self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
             raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
