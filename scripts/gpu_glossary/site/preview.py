@@ -242,11 +242,12 @@ class PreviewBuilder:
             worker = self._worker(lang, restart=lang in plan.whole)
             worker.send(request)
             asked.append((lang, worker))
-        failures = []
-        for lang, worker in asked:
-            status, detail = worker.receive()
+        replies = [(lang, *worker.receive()) for lang, worker in asked]  # every reply, so none is left unread
+        for lang, status, detail in replies:
             if status == "error":
                 raise RuntimeError(f"the {lang} preview worker failed:\n{detail}")
+        failures: list[str] = []
+        for _, status, detail in replies:
             if status == "failed":
                 failures.extend(line for line in detail.split("\n") if line not in failures)
         if failures:
