@@ -161,3 +161,20 @@ def test_the_preview_site_is_the_site_a_whole_build_makes(tmp_path):
     assert sorted(p.relative_to(preview).as_posix() for p in preview.rglob("*") if p.is_file()) == files
     assert [f for f in files if (preview / f).read_bytes() != (whole / f).read_bytes()] == []
     assert "Beta 在后" in (preview / "zh/perf/beta/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_after_a_worker_dies_the_next_round_builds_whole_again(tmp_path):
+    root = small_project(tmp_path / "project")
+    builder = PreviewBuilder(root, root / "site", ADDRESS)
+    try:
+        builder(None)
+        builder._workers["zh"].process.kill()
+        builder._workers["zh"].process.join()
+        beta = edit(root / "glossary/zh/perf/beta.md", "Beta comes after", "Beta 在后")
+        with pytest.raises(RuntimeError, match="the zh preview worker failed:\nthe process ended"):
+            builder({beta})
+        assert builder({beta}) == "en (whole), zh (whole)"  # unsure of the workers' state: everything
+        assert "Beta 在后" in (root / "site/zh/perf/beta/index.html").read_text(encoding="utf-8")
+    finally:
+        builder.close()

@@ -131,8 +131,9 @@ class PreviewBuilder:
             self._carry_out(plan)
         except SiteBuildError:
             raise
-        except BaseException:  # a worker died, or a bug: the next round builds everything
+        except BaseException:  # a worker died, or a bug: the next round builds everything, in new workers
             self._stale = set(LANGUAGES)
+            self.close()
             raise
         return plan.describe()
 
@@ -239,8 +240,11 @@ class PreviewBuilder:
                 request = ("update", texts, sorted(plan.pages.get(lang, ())), str(self._live_dir(lang)))
             else:
                 continue
-            worker = self._worker(lang, restart=lang in plan.whole)
-            worker.send(request)
+            worker = self._worker(lang)
+            try:
+                worker.send(request)
+            except RuntimeError as exc:
+                raise RuntimeError(f"the {lang} preview worker failed:\n{exc}") from exc
             asked.append((lang, worker))
         replies = [(lang, *worker.receive()) for lang, worker in asked]  # every reply, so none is left unread
         for lang, status, detail in replies:
@@ -264,11 +268,10 @@ class PreviewBuilder:
     def _live_dir(self, lang: str) -> Path:
         return self.site_dir / url_prefix(lang)
 
-    def _worker(self, lang: str, restart: bool) -> _Worker:
-        worker = self._workers.get(lang)
-        if worker is None or (restart and not worker.alive()):
-            worker = self._workers[lang] = _Worker(self.root, lang, self.site_url)
-        return worker
+    def _worker(self, lang: str) -> _Worker:
+        if lang not in self._workers:
+            self._workers[lang] = _Worker(self.root, lang, self.site_url)
+        return self._workers[lang]
 
 
 class _Worker:
@@ -283,11 +286,12 @@ class _Worker:
         self.process.start()
         child.close()
 
-    def alive(self) -> bool:
-        return self.process.is_alive()
-
     def send(self, request: tuple) -> None:
-        self.connection.send(request)
+        try:
+            self.connection.send(request)
+        except OSError as exc:  # the process is gone
+            self.process.join(timeout=1)
+            raise RuntimeError(f"the process ended (exit code {self.process.exitcode}): {exc}") from exc
 
     def receive(self) -> tuple[str, object]:
         try:
@@ -299,8 +303,9 @@ class _Worker:
         with contextlib.suppress(OSError):  # it ended already
             self.connection.send(None)
         self.process.join(timeout=10)
-        if self.process.is_alive():
+        if self.process.is_alive():  # busy with a request nobody waits for any more
             self.process.kill()
+            self.process.join()
 
 
 # -- in a worker process -----------------------------------------------------------------
