@@ -86,8 +86,11 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
     stop = threading.Event()
     if not no_build:
         click.echo("Building English and Chinese in parallel…", err=True)
-        if not watch and not live.rebuild():
-            raise click.ClickException("the build failed (messages above)")
+        if not watch:
+            built = live.rebuild()
+            live.close()
+            if not built:
+                raise click.ClickException("the build failed (messages above)")
     if watch:  # builds once the watcher is in place, so an edit during the first build counts
         live.start(stop, build_first=not no_build)
     click.echo(

@@ -127,7 +127,7 @@ class LivePreview:
         try:
             what = self.builder(changed)
             errors = ""
-            self._log(f"Rebuilt {what} in {time.perf_counter() - started:.1f} s")
+            self._log(f"Rebuilt {what} in {time.perf_counter() - started:.2f} s")
         except SiteBuildError as exc:
             errors = str(exc)
             self._log(f"The build failed; still serving the last good site:\n{errors}")
