@@ -29,7 +29,8 @@ quick: $(STAMP) tests/tools/node_modules
 	$(BIN)/python -m pytest -m "not browser and not build and not slow"
 
 benchmark: $(STAMP) chromium tests/tools/node_modules
-	$(BIN)/python benchmarks/build_benchmark.py
+	$(BIN)/python benchmarks/build_benchmark.py --scale 1
+	$(BIN)/python benchmarks/build_benchmark.py --scale 4
 	$(BIN)/python benchmarks/translate_benchmark.py
 	$(BIN)/python benchmarks/page_weight_benchmark.py
 	$(BIN)/python benchmarks/live_reload_benchmark.py
