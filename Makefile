@@ -61,4 +61,4 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-headless-shell fonts-wqy-microhei >/dev/null; }
 
 clean:
-	rm -rf site .build
+	rm -rf site .site.build .site.preview
