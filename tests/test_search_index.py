@@ -91,4 +91,4 @@ def test_search_entries_from_html_without_code_markup_are_the_same():
 
     assert entries(light) == entries(html)
     assert [e["location"] for e in entries(html)] == ["t/", "t/#kernel"]  # the excluded section stays out
-    assert "x[threadIdx.x] *= 2.0f; // \"quoted\" &amp; &lt;angled&gt;" in entries(light)[1]["text"]
+    assert 'x[threadIdx.x] *= 2.0f; // "quoted" &amp; &lt;angled&gt;' in entries(light)[1]["text"]
