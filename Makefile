@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: site build test check install benchmark clean
+.PHONY: site build test quick check install benchmark clean
 
 # Install what the site needs, build English and Chinese in parallel, serve on 127.0.0.1.
 site: $(STAMP)
@@ -23,8 +23,14 @@ install: $(STAMP)
 test: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python -m pytest
 
+# The edit-and-test loop: the checker and every test but the browser, build and slow ones.
+quick: $(STAMP) tests/tools/node_modules
+	$(BIN)/gpu-glossary check
+	$(BIN)/python -m pytest -m "not browser and not build and not slow"
+
 benchmark: $(STAMP) chromium tests/tools/node_modules
-	$(BIN)/python benchmarks/build_benchmark.py
+	$(BIN)/python benchmarks/build_benchmark.py --scale 1
+	$(BIN)/python benchmarks/build_benchmark.py --scale 4
 	$(BIN)/python benchmarks/translate_benchmark.py
 	$(BIN)/python benchmarks/page_weight_benchmark.py
 	$(BIN)/python benchmarks/live_reload_benchmark.py
@@ -55,4 +61,4 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-headless-shell fonts-wqy-microhei >/dev/null; }
 
 clean:
-	rm -rf site .build
+	rm -rf site .site.build .site.preview

@@ -4,113 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
+from helpers import CHROMIUM_FLAGS, NEW_TERM, ROOT, ServedSite, copy_project, small_project
 
 from gpu_glossary.site.build import build_site
 from gpu_glossary.site.serve import serve_in_background
-
-ROOT = Path(__file__).resolve().parents[1]
-PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
-NEW_TERM = "perf/example-new-term"  # created in fixture_site by `gpu-glossary new`
-# The article's blocks off screen are drawn only when the reader scrolls near them
-# (content-visibility in glossary.css); checks of the drawn page (axe's contrast, overflow) draw
-# them all first, as a reader who scrolls through sees them.
-DRAW_EVERY_BLOCK = """() => { for (const el of document.querySelectorAll('article *')) {
-    if (getComputedStyle(el).contentVisibility !== 'visible') el.style.contentVisibility = 'visible'; } }"""
-# Each image of a page's article: whether it loaded, and whether it shows. Diagrams come as a
-# light and a dark file (name.svg, name.dark.svg), marked #only-light and #only-dark.
-IMAGES_IN_THE_ARTICLE = """() => [...document.querySelectorAll('article img')].map(img => ({
-    src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
-    shown: getComputedStyle(img).display !== 'none' && img.getBoundingClientRect().width > 0}))"""
-
-
-def image_problems(url: str, images: list[dict], scheme: str) -> list[str]:
-    """What is wrong with a page's IMAGES_IN_THE_ARTICLE in `scheme`: an image that did not
-    load, or one shown in the wrong scheme (each scheme shows its own variant, and only it)."""
-    hidden = "#only-dark" if scheme == "light" else "#only-light"
-    problems = []
-    for image in images:
-        if not image["loaded"]:
-            problems.append(f"{url}: {image['src']} did not load")
-        if image["shown"] == image["src"].endswith(hidden):
-            problems.append(
-                f"{url}: {image['src']} is {'shown' if image['shown'] else 'hidden'} in the {scheme} scheme"
-            )
-    return problems
-
-
-# The reader's system colour scheme and the scheme Material shows for it.
-SCHEMES = {"light": "default", "dark": "slate"}
-
-
-def follow_system_scheme(tab, system: str) -> None:
-    """Set the reader's system colour scheme to `system` on the open page and wait until
-    Material shows it: it follows the system setting on the open page (palette `media`), so
-    one load serves both schemes, and it marks the body while it swaps colours (transitions off)."""
-    tab.emulate_media(color_scheme=system)
-    tab.locator(f"body[data-md-color-scheme={SCHEMES[system]}]:not([data-md-color-switching])").wait_for(
-        state="attached"
-    )
-
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
-
-class QuietNetwork:
-    """Waits, like Playwright's "networkidle", until a page has loaded and no request of it has
-    been in flight for half a second; counted here from the page's request events. Playwright's
-    own count (in its driver) sometimes never returned to zero in chromium-headless-shell, most
-    often under the suite's load but also alone: the page was complete, nothing was pending by
-    these events or the page's resource timings, and the wait ran into its 30 s timeout. This
-    count cannot drift from the events, and a page that really stays busy is reported with
-    what it still loads (test_browser tests both)."""
-
-    QUIET, TIMEOUT = 0.5, 30.0  # seconds: Playwright's idle time and default timeout
-
-    def __init__(self, page):
-        self.page, self.pending, self.last_change = page, set(), time.monotonic()
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
-
-    def _started(self, request) -> None:
-        self.pending.add(request)
-        self.last_change = time.monotonic()
-
-    def _ended(self, request) -> None:
-        self.pending.discard(request)
-        self.last_change = time.monotonic()
-
-    def wait(self) -> None:
-        """Return once the page has loaded and its network has been quiet for QUIET seconds."""
-        deadline = time.monotonic() + self.TIMEOUT
-        self.page.wait_for_load_state("load", timeout=self.TIMEOUT * 1000)
-        while self.pending or time.monotonic() - self.last_change < self.QUIET:
-            if time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"{self.page.url} still loads after {self.TIMEOUT:.0f} s: {sorted(r.url for r in self.pending)}"
-                )
-            # Playwright delivers the page's events while this waits; with nothing in flight,
-            # wait for the rest of the quiet time at once.
-            rest = 0.05 if self.pending else self.QUIET - (time.monotonic() - self.last_change)
-            self.page.wait_for_timeout(max(rest, 0.01) * 1000)
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
     """`-n auto`: one test process per core and one more. Part of the suite waits (a browser
     for a quiet network, a rebuild, a fake server's delays), and the extra process fills those
-    waits; more processes than that only compete for the cores. On 2 cores: 3 processes ran the
-    suite in 156 s on 291 CPU-seconds, 4 in 169 s on 331."""
+    waits; more processes than that only compete for the cores (tests/README.md has the figures)."""
     return (os.cpu_count() or 1) + 1
 
 
@@ -128,34 +34,28 @@ LONGEST_FIRST = (
 )
 
 
+# What makes a test a browser, build or slow test (pyproject.toml's markers): the fixtures it
+# asks for, or its file (a file of end-to-end runs whose units are tested apart).
+BROWSER_FIXTURES = {"browser"}
+BUILD_FIXTURES = {"site", "fixture_site", "small", "live_site"}
+SLOW_FILES = {"test_translate.py"}  # whole translation runs over real HTTP; units: test_translate_units.py
+
+
 def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & BUILD_FIXTURES:
+            item.add_marker(pytest.mark.build)
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+
     def rank(item) -> int:
         name = item.path.name
         return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: the other files, and the tests in each file, keep their order
-
-
-def on_a_thread_of_its_own(function, timeout: float):
-    """`function()` on a fresh thread, its result or its exception; TimeoutError after
-    `timeout` s. For code that runs asyncio: a browser test earlier in this process leaves
-    Playwright's event loop on the main thread, where asyncio.run() refuses to start."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(function).result(timeout=timeout)
-
-
-def copy_project(target: Path) -> Path:
-    """A throwaway copy of everything a build or check reads."""
-    target.mkdir(parents=True, exist_ok=True)
-    for name in PROJECT_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name)
-        else:
-            shutil.copy2(source, target / name)
-    return target
 
 
 @pytest.fixture
@@ -167,75 +67,6 @@ def project(tmp_path: Path) -> Path:
 def small(tmp_path: Path) -> Path:
     """A throwaway small project (below): for tests of the build machinery, not the content."""
     return small_project(tmp_path / "small")
-
-
-SMALL_NAV = """nav:
-  - index.md
-  - Device software:
-      - device-software/index.md
-      - device-software/warp.md
-  - Performance:
-      - perf/index.md
-      - perf/alpha.md
-      - perf/beta.md
-  - terms.md
-  - terminology.md
-"""
-
-
-def small_project(target: Path) -> Path:
-    """The real configuration, theme and plugin with a three-term glossary: builds in seconds,
-    for tests of the build machinery rather than of the content."""
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(ROOT / "overrides", target / "overrides")
-    shutil.copy2(ROOT / "mkdocs.zh.yml", target / "mkdocs.zh.yml")
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    (target / "mkdocs.yml").write_text(config[: config.index("\nnav:\n") + 1] + SMALL_NAV, encoding="utf-8")
-    glossary = target / "glossary"
-    glossary.mkdir()
-    shutil.copy2(ROOT / "glossary" / "terminology.yml", glossary / "terminology.yml")
-    pages = {
-        "index.md": ("Home", "The home page.", "Two terms: [alpha](perf/alpha.md) and [beta](perf/beta.md)."),
-        "perf/index.md": ("Performance", "The section.", "Read [alpha](alpha.md), then [beta](beta.md)."),
-        "perf/alpha.md": ("Alpha", "The first term.", "Alpha comes before [beta](beta.md)."),
-        "perf/beta.md": ("Beta", "The second term.", "Beta comes after [alpha](alpha.md)."),
-        # The page the new-term template links to.
-        "device-software/index.md": ("Device software", "The other section.", "See [warp](warp.md)."),
-        "device-software/warp.md": ("Warp", "A third term.", "A warp reads [alpha](../perf/alpha.md)."),
-    }
-    for lang, suffix in (("en", ""), ("zh", "（中文）")):
-        for rel, (title, summary, body) in pages.items():
-            path = glossary / lang / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(f"---\ntitle: {title}{suffix}\nsummary: {summary}\n---\n\n{body}\n", encoding="utf-8")
-    from gpu_glossary.glossary import load_glossary
-    from gpu_glossary.page import with_source_hash
-
-    english = load_glossary(target)
-    for rel in pages:
-        path = glossary / "zh" / rel
-        path.write_text(
-            with_source_hash(path.read_text(encoding="utf-8"), english.source_hash_of(rel)), encoding="utf-8"
-        )
-    return target
-
-
-class ServedSite:
-    """A built site served on 127.0.0.1. `built_for` is the address it was built for (its
-    sitemap, hreflang and llms.txt links); `url` is where this process serves it."""
-
-    def __init__(self, server, site_dir: Path, built_for: str | None = None):
-        self.server = server
-        self.dir = site_dir
-        self.url = f"http://127.0.0.1:{server.server_address[1]}/"
-        self.built_for = built_for or self.url
-
-    def page_urls(self, lang_prefix: str = "") -> list[str]:
-        """Every page of one language, from its sitemap, at the address it is served on."""
-        import re
-
-        sitemap = (self.dir / lang_prefix / "sitemap.xml").read_text(encoding="utf-8")
-        return [self.url + loc.removeprefix(self.built_for) for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
 
 
 # Each site below is built once per run, for an address of its own, and shared by every test
@@ -304,8 +135,8 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     # Debian's chromium-headless-shell: the same Blink and V8 as its chromium package without
-    # the desktop browser around them (Playwright runs headless tests in this build too). A page
-    # load costs about 0.36 CPU-seconds in it against 0.45 in chromium, measured on this site.
+    # the desktop browser around them (Playwright runs headless tests in this build too), on
+    # less CPU a page load (tests/README.md).
     chromium = shutil.which("chromium-headless-shell")
     if not chromium:
         pytest.fail(

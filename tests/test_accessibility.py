@@ -5,7 +5,7 @@ including a hovered link with its preview and the search dialog showing results.
 from __future__ import annotations
 
 import pytest
-from conftest import DRAW_EVERY_BLOCK, ROOT, SCHEMES, QuietNetwork, follow_system_scheme
+from helpers import DRAW_EVERY_BLOCK, ROOT, SCHEMES, QuietNetwork, follow_system_scheme
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SAMPLE = ["", "device-software/warp/", "perf/roofline-model/", "host-software/nvcc/", "terms/"]

@@ -6,7 +6,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import ROOT, QuietNetwork
+from helpers import ROOT, QuietNetwork
 
 from gpu_glossary.glossary import load_glossary
 

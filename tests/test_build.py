@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.glossary import load_glossary
 
@@ -81,7 +81,7 @@ def search_pages(site, prefix: str) -> dict[str, dict]:
 def test_search_indexes_hold_only_their_language(site):
     glossary = load_glossary(ROOT)
     en_pages, zh_pages = search_pages(site, ""), search_pages(site, "zh/")
-    assert not any(CJK.search(page["t"]) for page in en_pages.values())
+    assert [page["t"] for page in en_pages.values() if CJK.search(page["t"])] == []
     translated = {(rel.removesuffix(".md") + "/").removesuffix("index/") for rel in glossary.pages["zh"]}
     assert set(zh_pages) - {"terms/", "terminology/", "path/"} <= translated
     assert zh_pages["device-software/warp/"]["t"] == "线程束"
@@ -169,14 +169,14 @@ def test_terminology_table_links_each_term_that_has_a_page(site):
 
 
 def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(small):
-    from gpu_glossary.site.build import BuildError, build_site
+    from gpu_glossary.site.build import SiteBuildError, build_site
 
     site_dir = small / "site"
     build_site(small, site_dir=site_dir)
     before = (site_dir / "device-software/warp/index.html").read_bytes()
     page = small / "glossary/en/device-software/warp.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n[broken](nowhere.md)\n", encoding="utf-8")
-    with pytest.raises(BuildError) as failure:
+    with pytest.raises(SiteBuildError) as failure:
         build_site(small, site_dir=site_dir)
     line = page.read_text(encoding="utf-8").count("\n")
     assert f"glossary/en/device-software/warp.md:{line}: error: link 'nowhere.md'" in str(failure.value)
@@ -359,7 +359,7 @@ def test_compiled_templates_are_reused_and_an_edited_template_is_compiled_again(
     before = (small / "site/perf/alpha/index.html").read_bytes()
     build_site(small, site_dir=small / "site")
     assert (small / "site/perf/alpha/index.html").read_bytes() == before
-    assert all(entry.read_bytes() != jinja2.bccache.bc_magic + b"damaged" for entry in compiled)
+    assert [entry for entry in compiled if entry.read_bytes() == jinja2.bccache.bc_magic + b"damaged"] == []
     main = small / "overrides" / "main.html"
     main.write_text(
         main.read_text(encoding="utf-8").replace("{% block content %}", "{% block content %}<p>edited-template</p>", 1),
@@ -381,11 +381,11 @@ def test_an_empty_cache_setting_keeps_no_compiled_templates(tmp_path, monkeypatc
 
 
 def test_a_page_over_a_limit_fails_the_build_before_any_page_is_rendered(small):
-    from gpu_glossary.site.build import BuildError, build_site
+    from gpu_glossary.site.build import SiteBuildError, build_site
 
     page = small / "glossary/en/perf/beta.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n" + "[" * 20000 + "\n", encoding="utf-8")
-    with pytest.raises(BuildError) as failure:
+    with pytest.raises(SiteBuildError) as failure:
         build_site(small, site_dir=small / "site")
     line = page.read_text(encoding="utf-8").count("\n")
     assert f"glossary/en/perf/beta.md:{line}: error: paragraph holds 20,000 '['; the limit is 200" in str(failure.value)

@@ -1,4 +1,9 @@
-"""The on-disk cache behind the checker's HTML verdicts: keyed by content, never stale, optional."""
+"""The on-disk cache behind the checker's HTML verdicts: keyed by content, never stale, optional;
+and the in-memory caches, emptied together."""
+
+from pathlib import Path
+
+from helpers import ROOT
 
 from gpu_glossary.cache import fingerprint, memoize
 
@@ -42,3 +47,20 @@ def test_the_fingerprint_follows_code_and_versions():
     one = fingerprint(["nh3"], [cache_module])
     assert one == fingerprint(["nh3"], [cache_module])
     assert one != fingerprint(["nh3"], [page_module]) != fingerprint(["markdown"], [cache_module])
+
+
+def test_clear_caches_empties_every_in_memory_cache():
+    from gpu_glossary import page, render
+    from gpu_glossary.cache import _IN_MEMORY, clear_caches
+    from gpu_glossary.translate import checks
+
+    text = "---\ntitle: T\nsummary: S.\n---\n\n```cuda\nint x;\n```\n\n[a](b.md)\n"
+    parsed = page.parse_page(text, Path("t.md"), "t.md", "perf/t.md", "en")
+    parsed.links()
+    checks._markup(render.Renderer.for_language(ROOT, "en").html(parsed.body))
+    known = {page._front_matter_data, page._fence_spans_in, page._lines_in, page._prose_in}
+    known |= {render._renderer_of, checks._markup}
+    assert known <= set(_IN_MEMORY)
+    assert all(cached.cache_info().currsize for cached in known)
+    clear_caches()
+    assert [cached.__name__ for cached in _IN_MEMORY if cached.cache_info().currsize] == []

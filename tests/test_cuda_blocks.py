@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.cache import cache_dir
 from gpu_glossary.examples.blocks import DEFAULT_ARCH, DEFAULT_NVCC_FLAGS, page_examples

@@ -8,7 +8,7 @@ import re
 from collections import deque
 
 import pytest
-from conftest import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
+from helpers import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
 
 PHONE = {"width": 390, "height": 844}
 
@@ -208,7 +208,7 @@ def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phon
 
 def expected_summary(site, url: str) -> tuple[str, str]:
     """The language and summary of the page at `url`: its page model's, or a generated page's."""
-    from conftest import ROOT
+    from helpers import ROOT
 
     from gpu_glossary.glossary import load_glossary
     from gpu_glossary.site.i18n import strings

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.check import run_check
 from gpu_glossary.examples.apply import with_outputs

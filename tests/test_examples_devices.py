@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 from test_examples import CLI, DEMO_PAGE, H100, add_demo, demo_problems, fence, make_page, record
 
 from gpu_glossary.examples.apply import with_outputs

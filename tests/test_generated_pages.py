@@ -1,5 +1,5 @@
 import markdown
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.site.generated_pages import index_page, terminology_page

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.glossary import load_glossary
 

@@ -76,3 +76,17 @@ def test_markdown_twin_links_to_other_twins():
     text = markdown_twin(PAGES[0], by_rel, SITE)
     assert text.startswith("# Warp\n\n> About Warp.\n")
     assert "(https://example.test/perf/occupancy/index.md#limits)" in text
+
+
+def test_llms_full_remakes_only_the_part_of_a_page_that_changed():
+    parts: dict[str, tuple] = {}
+    whole = llms_full("GPU Glossary", "All of it.", PAGES, "https://x.test/", parts)
+    kept = dict(parts)
+    edited = make(
+        "perf/occupancy.md", "Occupancy", "## Limits {#limits}\n\nNow edited: [warp](../device-software/warp.md)."
+    )
+    again = llms_full("GPU Glossary", "All of it.", [PAGES[0], edited], "https://x.test/", parts)
+    assert again == llms_full("GPU Glossary", "All of it.", [PAGES[0], edited], "https://x.test/")  # as made afresh
+    assert again != whole and "Now edited: [warp](#device-software-warp)" in again
+    assert parts["device-software/warp.md"] is kept["device-software/warp.md"]  # reused, not made again
+    assert parts["perf/occupancy.md"] is not kept["perf/occupancy.md"]

@@ -1,6 +1,6 @@
 import markdown
 
-from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState, TermInfo
+from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState, TermInfo
 
 
 def render(text: str, page_rel: str = "perf/occupancy.md") -> str:

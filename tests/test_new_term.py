@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import NEW_TERM
+from helpers import NEW_TERM
 
 from gpu_glossary.check import run_check
 from gpu_glossary.new_term import NewTermError, insert_into_nav

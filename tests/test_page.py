@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from gpu_glossary.page import parse_page, source_hash
+from gpu_glossary.page import parse_page, source_hash, with_front_matter, with_source_hash
 
 
 def parse(text: str, rel: str = "perf/x.md", lang: str = "en"):
@@ -130,3 +130,19 @@ def test_pages_with_the_same_front_matter_share_no_data_and_each_gets_its_proble
     for rel in ("perf/a.md", "perf/b.md"):
         page = parse(repeated, rel=rel)
         assert [(p.path, p.line) for p in page.problems] == [(f"glossary/en/{rel}", 4)]
+
+
+def test_with_source_hash_adds_or_replaces_only_that_key():
+    assert with_source_hash("---\ntitle: a\n---\nbody\n", "abc") == "---\ntitle: a\nsource_hash: abc\n---\nbody\n"
+    assert (
+        with_source_hash("---\nsource_hash: old\ntitle: a\n---\nx\n---\n", "new")
+        == "---\nsource_hash: new\ntitle: a\n---\nx\n---\n"
+    )
+
+
+def test_with_front_matter_sets_quotes_and_removes_keys():
+    assert (
+        with_front_matter("---\ntitle: a\nx: 1\n---\nb\n", {"x": None, "h": "0123 abcd"})
+        == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
+    )
+    assert with_front_matter("---\ntitle: a\n---\nb\n", {"h": "12345678"}) == "---\ntitle: a\nh: '12345678'\n---\nb\n"

@@ -6,7 +6,7 @@ import dataclasses
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.examples.plots import CHARTS, H100, PlotError, chart_files, draw_bus_bandwidth, draw_roofline
 from gpu_glossary.examples.runs import load_runs

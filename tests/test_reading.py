@@ -5,7 +5,7 @@ the skip link and the Chinese 404 page."""
 from __future__ import annotations
 
 import pytest
-from conftest import QuietNetwork
+from helpers import QuietNetwork
 
 PHONE = {"width": 390, "height": 844}
 # The words of the code in a table's cells that a line break splits.

@@ -1,9 +1,10 @@
 """The reading path (glossary/reading-path.yml): its checks, its page, each stop's neighbours."""
 
-from conftest import ROOT
+from helpers import ROOT
 
 from gpu_glossary.glossary import load_glossary
-from gpu_glossary.site.reading_path import load_path, marker, path_page, stops_by_page
+from gpu_glossary.reading_path import load_path
+from gpu_glossary.site.reading_path import marker, path_page, stops_by_page
 
 
 def test_the_path_includes_memory_coalescing_and_every_stop_is_a_page():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import ROOT, QuietNetwork
+from helpers import ROOT, QuietNetwork
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from search_benchmark import load_queries, run_queries  # noqa: E402

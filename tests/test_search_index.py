@@ -60,3 +60,24 @@ def test_write_search_index_writes_compact_utf8(tmp_path):
         ],
     }
     assert "线程束" in text and "\\u" not in text
+
+
+def test_a_build_puts_back_material_s_segmentation_setting_on_shutdown(small):
+    """Each build turns off Material's jieba segmentation (our index replaces Material's); the
+    previous value comes back when MkDocs shuts the plugins down, so nothing else in the
+    process inherits ours."""
+    from material.plugins.search import plugin as material_search
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    before = object()
+    material_search.jieba, original = before, material_search.jieba
+    try:
+        config = load_config(str(small / "mkdocs.zh.yml"), site_dir=str(small / "site-zh"))
+        config.plugins.on_startup(command="build", dirty=False)
+        build(config)
+        assert material_search.jieba is None  # the Chinese build did not segment with jieba
+        config.plugins.on_shutdown()
+        assert material_search.jieba is before
+    finally:
+        material_search.jieba = original

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, copy_project, on_a_thread_of_its_own
 from fake_openai import FakeOpenAI, page_document
+from helpers import ROOT, copy_project, on_a_thread_of_its_own
 
 from gpu_glossary.check import run_check
 from gpu_glossary.cli import main as cli_main

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, on_a_thread_of_its_own
 from fake_openai import fake_translate, page_document
+from helpers import ROOT, on_a_thread_of_its_own
 from test_sanitize import HOSTILE
 
 from gpu_glossary.glossary import load_glossary

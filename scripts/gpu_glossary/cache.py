@@ -1,4 +1,7 @@
-"""A content-addressed cache on disk for per-page results that are slow to compute.
+"""Caches: on disk, per-page results that are slow to compute; in memory, what one process
+reads again and again.
+
+On disk:
 
 Rendering every page of both languages and sanitizing the HTML takes seconds, and the
 checker runs on every build and many times in the tests. A result is stored under the
@@ -7,10 +10,23 @@ modules that compute it), so an entry can never be stale: any change makes a new
 Entries are small JSON files (and, under `jinja/`, the theme templates that
 `site/template_cache.py` keeps compiled); deleting the folder is always safe.
 `GPU_GLOSSARY_CACHE` names another folder, or, set to an empty value, turns the cache off.
+
+In memory: every cache of a function's results is made with `in_memory` below, so all of
+them are emptied by one `clear_caches()` (tests that measure memory, or a long-lived process
+that wants its memory back). Each is keyed by whole texts, so it can never be stale, and
+bounded; together they are the process's memory budget for caching:
+- page.py: a body's fenced blocks, lines, prose lines, fences, links and headings (1024
+  bodies each), front matter data (4096 blocks);
+- render.py: the shared renderers (8 Markdown settings), each with the HTML of its last
+  1024 texts;
+- translate/checks.py: the markup of the last 1024 HTML texts;
+- site/term_index.py: the pages each of 4096 bodies links to.
+Fingerprints of our own source (`functools.cache`, one string each) are not counted.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -65,3 +81,23 @@ def memoize(namespace: str, key_parts: list[str], compute: Callable[[], object])
         if temporary:
             Path(temporary).unlink(missing_ok=True)  # a read-only or full disk only costs speed
     return value
+
+
+_IN_MEMORY: list = []  # every cache made by in_memory(), for clear_caches()
+
+
+def in_memory(maxsize: int) -> Callable:
+    """`functools.lru_cache(maxsize)`, emptied by `clear_caches()` with all the others."""
+
+    def decorate(function: Callable) -> Callable:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+        _IN_MEMORY.append(cached)
+        return cached
+
+    return decorate
+
+
+def clear_caches() -> None:
+    """Empty every in-memory cache of this process (see the module's docstring for the list)."""
+    for cached in _IN_MEMORY:
+        cached.cache_clear()

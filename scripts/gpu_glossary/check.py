@@ -5,29 +5,30 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from gpu_glossary import highlight, markdown_ext, page_limits, render, sanitize
 from gpu_glossary import page as page_module
-from gpu_glossary import page_limits, render, sanitize
 from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.code_comments import first_code_difference
 from gpu_glossary.examples.blocks import OUTPUT_LANG, find_output, page_examples, page_lines
 from gpu_glossary.examples.check import check_examples
-from gpu_glossary.examples.runs import load_runs
+from gpu_glossary.examples.runs import Runs, load_runs
 from gpu_glossary.glossary import GENERATED_PAGES, LANGUAGES, SOURCE_LANG, Glossary, load_glossary
 from gpu_glossary.images.links import check_images
+from gpu_glossary.images.names import IMAGE_EXTENSIONS
 from gpu_glossary.page import SECTIONS, SOURCE_HASH_KEY, Page, Problem, resolve_link
+from gpu_glossary.reading_path import load_path
 from gpu_glossary.render import markdown_settings, shared_renderer
 from gpu_glossary.sanitize import html_problems, is_plain_text
-from gpu_glossary.site import markdown_ext
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 from gpu_glossary.zh_style import style_problems
 
 PLAIN_TEXT_KEYS = ("title", "summary", "abbreviation", "aliases")  # the theme prints them unescaped
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-IMAGE_EXTENSIONS = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 SUMMARY_LIMIT = 200
 
 
@@ -176,7 +177,7 @@ class _HtmlCheck:
 @cache
 def _code_fingerprint() -> str:
     return fingerprint(
-        ["nh3", "markdown", "pymdown-extensions", "pygments"], [sanitize, render, markdown_ext, page_module]
+        ["nh3", "markdown", "pymdown-extensions", "pygments"], [sanitize, render, markdown_ext, highlight, page_module]
     )
 
 
@@ -289,14 +290,30 @@ def translation_problems(glossary: Glossary, page: Page, terminology: Terminolog
     return problems
 
 
-def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered: bool = True) -> list[Problem]:
+def check_glossary(
+    glossary: Glossary,
+    terminology: Terminology | None,
+    rendered: bool = True,
+    pages: Collection[tuple[str, str]] | None = None,
+    runs: Runs | None = None,
+) -> list[Problem]:
     """Every problem in the glossary; `rendered=False` skips the sanitizer's verdict on the
-    rendered HTML (the build gives it on the HTML it actually renders)."""
+    rendered HTML (the build gives it on the HTML it actually renders).
+
+    `pages`, (lang, rel) pairs, limits the rules about one page to those pages: the live
+    preview checks the pages an edit touched and the pages that link to them. The rules about
+    the whole glossary (duplicates, translations, the navigation) still run; the diagrams are
+    checked, and unused recorded runs reported, only without it. `runs`: the recorded runs,
+    where the caller has them read already (default: read from glossary/runs.yml)."""
+
+    def chosen(page: Page) -> bool:
+        return pages is None or (page.lang, page.rel) in pages
+
     problems: list[Problem] = []
     html_check = _HtmlCheck(glossary.root) if rendered else None
     for lang in LANGUAGES:
-        pages = list(glossary.pages[lang].values())
-        for page in pages:
+        every_page = list(glossary.pages[lang].values())
+        for page in filter(chosen, every_page):
             over_limits = page_limits.problems_of(page)
             if over_limits:  # never handed to Markdown, nor to the checks below
                 problems.extend(over_limits)
@@ -306,17 +323,14 @@ def check_glossary(glossary: Glossary, terminology: Terminology | None, rendered
                 problems.extend(_check_code_of_translation(glossary, page))
             if html_check and page.meta:
                 problems.extend(html_check.problems(page))
-        problems.extend(_check_duplicates(pages))
+        problems.extend(_check_duplicates(every_page))
         if lang != SOURCE_LANG:
             problems.extend(_check_translations(glossary, lang))
-    problems.extend(check_images(glossary))
-    problems.extend(
-        check_examples(
-            [p for lang in LANGUAGES for p in glossary.pages[lang].values() if not p.problems], load_runs(glossary.root)
-        )
-    )
-    from gpu_glossary.site.reading_path import load_path  # the site's module: imported when checked
-
+    selected = [p for lang in LANGUAGES for p in glossary.pages[lang].values() if chosen(p)]
+    problems.extend(check_images(glossary, None if pages is None else selected))
+    examples = check_examples([p for p in selected if not p.problems], runs or load_runs(glossary.root))
+    shown = {page.display_path for page in selected}
+    problems.extend(p for p in examples if pages is None or p.severity == "error" or p.path in shown)
     problems.extend(load_path(glossary)[1])
     for rel in glossary.nav:
         if rel not in GENERATED_PAGES and glossary.page(SOURCE_LANG, rel) is None:

@@ -11,7 +11,7 @@ import click
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.glossary import SOURCE_LANG, find_root, load_glossary
 from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
-from gpu_glossary.site.build import BuildError, build_site
+from gpu_glossary.site.build import SiteBuildError, build_site
 from gpu_glossary.translate import defaults as translator_defaults
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
 
@@ -57,7 +57,7 @@ def build(sequential: bool, site_url: str | None) -> None:
     click.echo("Building English and Chinese" + (" one after the other…" if sequential else " in parallel…"), err=True)
     try:
         result = build_site(root, parallel=not sequential, site_url=site_url)
-    except BuildError as exc:
+    except SiteBuildError as exc:
         raise click.ClickException(f"the build failed:\n{exc}") from None
     timings = ", ".join(f"{lang} {seconds:.1f} s" for lang, seconds in result.per_language.items())
     click.echo(f"Built {result.site_dir.relative_to(root)}/ in {result.seconds:.1f} s ({timings})", err=True)
@@ -86,13 +86,16 @@ def serve(port: int, no_build: bool, watch: bool) -> None:
         server = make_server(root / "site", port=port, live=live if watch else None)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; try --port") from None
+    stop = threading.Event()
     if not no_build:
         click.echo("Building English and Chinese in parallel…", err=True)
-        if not live.rebuild() and not watch:
-            raise click.ClickException("the build failed (messages above)")
-    stop = threading.Event()
-    if watch:
-        threading.Thread(target=live.watch, args=(stop,), daemon=True).start()
+        if not watch:
+            built = live.rebuild()
+            live.close()
+            if not built:
+                raise click.ClickException("the build failed (messages above)")
+    if watch:  # builds once the watcher is in place, so an edit during the first build counts
+        live.start(stop, build_first=not no_build)
     click.echo(
         f"Serving English at {address} and Chinese at {address}zh/"
         + (" — edits to glossary/, overrides/ and mkdocs*.yml rebuild and reload" if watch else "")

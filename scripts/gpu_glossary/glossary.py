@@ -18,6 +18,8 @@ from gpu_glossary.page import Page, read_page, source_hash
 SOURCE_LANG = "en"
 LANGUAGES = ("en", "zh")
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
+# Each language's MkDocs configuration, relative to the project root.
+CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
 # Pages the MkDocs plugin generates in every language; the navigation may list them.
 GENERATED_PAGES = ("terms.md", "terminology.md", "path.md")
 

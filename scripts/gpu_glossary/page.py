@@ -9,7 +9,6 @@ not a traceback.
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import posixpath
 import re
@@ -21,6 +20,7 @@ import frontmatter
 import yaml
 
 from gpu_glossary import fast_yaml
+from gpu_glossary.cache import in_memory
 
 SECTIONS = ("device-hardware", "device-software", "host-software", "perf", "systems")
 SOURCE_HASH_KEY = "source_hash"
@@ -150,7 +150,7 @@ def slugify_heading(text: str) -> str:
 
 # A page's body is read line by line by several checks (links, images, headings, HTML, the
 # translator's); each reading of the same body shares one split, cached by the body's text.
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _fence_spans_in(body: str) -> tuple:
     """(opening index, closing index, opening match) of each fenced block, by body line.
 
@@ -173,7 +173,7 @@ def _fence_spans_in(body: str) -> tuple:
     return tuple(spans)
 
 
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _lines_in(body: str) -> tuple:
     """(offset, line, in_code) of each body line."""
     in_code = set()
@@ -182,7 +182,7 @@ def _lines_in(body: str) -> tuple:
     return tuple((offset, line, offset in in_code) for offset, line in enumerate(body.split("\n")))
 
 
-@functools.lru_cache(maxsize=1024)
+@in_memory(maxsize=1024)
 def _prose_in(body: str) -> tuple:
     """(offset, line) of each line outside code, inline code masked."""
     return tuple((offset, mask_inline_code(line)) for offset, line, in_code in _lines_in(body) if not in_code)
@@ -253,66 +253,85 @@ class Page:
             yield self.body_line + offset, line
 
     def fences(self) -> list[Fence]:
-        lines = self.body.split("\n")
-        result = []
-        for first, last, opener in _fence_spans_in(self.body):
-            indent = opener.group("indent")
-            code = "\n".join(row[len(indent) :] if row.startswith(indent) else row for row in lines[first + 1 : last])
-            above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
-            result.append(
-                Fence(
-                    line=self.body_line + first,
-                    end_line=self.body_line + last,
-                    lang=fence_lang(opener.group("info")),
-                    info=opener.group("info").strip(),
-                    code=code,
-                    indent=indent,
-                    marker=above.group("marker") if above else "",
-                    fence=opener.group("fence"),
-                    closed=last < len(lines),
-                )
-            )
-        return result
+        return list(_fences_in(self.body, self.body_line))
 
     def links(self) -> list[Link]:
         """Inline links and images, and reference definitions, outside code."""
-        result = []
-        for number, line in self.prose_lines():
-            if "[" not in line:
-                continue  # both patterns need one; most lines have none
-            for match in _LINK.finditer(line):
-                result.append(Link(number, match.group("target"), match.group("text"), bool(match.group("bang"))))
-            ref = _REF_DEF.match(line)
-            if ref:
-                result.append(Link(number, ref.group("target"), ref.group("label"), False))
-        return result
+        return list(_links_in(self.body, self.body_line))
 
     def headings(self) -> list[Heading]:
-        result = []
-        seen: set[str] = set()
-        for number, line, in_code in self.body_lines():
-            if in_code:
-                continue
-            match = _HEADING.match(line)
-            if not match:
-                continue
-            text = match.group("text")
-            id_match = _HEADING_ID.search(text)
-            if id_match:
-                heading_id, explicit = id_match.group("id"), True
-                text = text[: id_match.start()].rstrip()
-            else:
-                heading_id, explicit = slugify_heading(text), False
-                base, counter = heading_id, 1
-                while heading_id in seen:
-                    heading_id = f"{base}_{counter}"
-                    counter += 1
-            seen.add(heading_id)
-            result.append(Heading(number, len(match.group("hashes")), text, heading_id, explicit))
-        return result
+        return list(_headings_in(self.body, self.body_line))
 
     def anchors(self) -> set[str]:
-        return {heading.id for heading in self.headings()}
+        return {heading.id for heading in _headings_in(self.body, self.body_line)}
+
+
+# What the checker, the site and the translator read of a body, read once per body: a check
+# resolves every link against the headings of the page it points at.
+@in_memory(maxsize=1024)
+def _fences_in(body: str, body_line: int) -> tuple[Fence, ...]:
+    lines = body.split("\n")
+    result = []
+    for first, last, opener in _fence_spans_in(body):
+        indent = opener.group("indent")
+        code = "\n".join(row[len(indent) :] if row.startswith(indent) else row for row in lines[first + 1 : last])
+        above = _HTML_COMMENT_MARKER.match(lines[first - 1]) if first > 0 else None
+        result.append(
+            Fence(
+                line=body_line + first,
+                end_line=body_line + last,
+                lang=fence_lang(opener.group("info")),
+                info=opener.group("info").strip(),
+                code=code,
+                indent=indent,
+                marker=above.group("marker") if above else "",
+                fence=opener.group("fence"),
+                closed=last < len(lines),
+            )
+        )
+    return tuple(result)
+
+
+@in_memory(maxsize=1024)
+def _links_in(body: str, body_line: int) -> tuple[Link, ...]:
+    result = []
+    for offset, line in _prose_in(body):
+        if "[" not in line:
+            continue  # both patterns need one; most lines have none
+        for match in _LINK.finditer(line):
+            result.append(
+                Link(body_line + offset, match.group("target"), match.group("text"), bool(match.group("bang")))
+            )
+        ref = _REF_DEF.match(line)
+        if ref:
+            result.append(Link(body_line + offset, ref.group("target"), ref.group("label"), False))
+    return tuple(result)
+
+
+@in_memory(maxsize=1024)
+def _headings_in(body: str, body_line: int) -> tuple[Heading, ...]:
+    result = []
+    seen: set[str] = set()
+    for offset, line, in_code in _lines_in(body):
+        if in_code:
+            continue
+        match = _HEADING.match(line)
+        if not match:
+            continue
+        text = match.group("text")
+        id_match = _HEADING_ID.search(text)
+        if id_match:
+            heading_id, explicit = id_match.group("id"), True
+            text = text[: id_match.start()].rstrip()
+        else:
+            heading_id, explicit = slugify_heading(text), False
+            base, counter = heading_id, 1
+            while heading_id in seen:
+                heading_id = f"{base}_{counter}"
+                counter += 1
+        seen.add(heading_id)
+        result.append(Heading(body_line + offset, len(match.group("hashes")), text, heading_id, explicit))
+    return tuple(result)
 
 
 class FrontMatterRefused(yaml.MarkedYAMLError):
@@ -360,7 +379,7 @@ def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
     return lines
 
 
-@functools.lru_cache(maxsize=4096)
+@in_memory(maxsize=4096)
 def _front_matter_data(front: str) -> tuple[object, tuple[int, str] | None]:
     """(data, None) of a front matter block, or (None, (line, problem)) if it is refused.
 

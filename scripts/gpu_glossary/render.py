@@ -1,9 +1,11 @@
-"""Render a page's Markdown to HTML the way the site build does, without running MkDocs.
+"""Rendering a page's Markdown to HTML: one home for the checker, the translator and the site.
 
-The checker and the translation checks need the HTML a page will become (the sanitizer
-judges HTML, not Markdown), and loading MkDocs' own configuration takes about a second.
-So the Markdown extensions are read from `mkdocs.yml` (and the language's config that
-inherits it) exactly as MkDocs reads them; a test compares the two.
+The site renders through MkDocs, with the Markdown extensions `mkdocs.yml` names (our own
+among them: `markdown_ext` for link previews and abbreviations, `highlight` for kept code
+highlighting). The checker and the translation checks need the same HTML without running
+MkDocs (loading its configuration is slow), so the extensions are read here from
+`mkdocs.yml` and the language's config that inherits it exactly as MkDocs reads them (a test
+compares the two), and `Renderer` renders with them.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from pathlib import Path
 
 import markdown
 
-from gpu_glossary.glossary import SOURCE_LANG, read_mkdocs_config
-from gpu_glossary.site.build import CONFIGS
-from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
+from gpu_glossary.cache import in_memory
+from gpu_glossary.glossary import CONFIGS, SOURCE_LANG, read_mkdocs_config
+from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 
 # MkDocs puts these in front of every site's markdown_extensions.
 MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
@@ -56,7 +58,7 @@ class Renderer:
             extensions=[*extensions, GlossaryExtension(GlossaryState())], extension_configs=options
         )
         # The same text gives the same HTML: the translation checks render an English page
-        # once for each reply they compare with it.
+        # once for each reply they compare with it. Emptied with the renderers (clear_caches).
         self.html = functools.lru_cache(maxsize=1024)(self._convert)
 
     @classmethod
@@ -74,6 +76,6 @@ def shared_renderer(settings: tuple[list[str], dict[str, dict]]) -> Renderer:
     return _renderer_of(json.dumps(settings, sort_keys=True))
 
 
-@functools.lru_cache(maxsize=8)
+@in_memory(maxsize=8)
 def _renderer_of(settings: str) -> Renderer:
     return Renderer(*json.loads(settings))

@@ -192,7 +192,7 @@ class ExampleRunner:
         self.jobs = jobs or os.cpu_count() or 2
         self.python = python or sys.executable
         self.workdir = workdir
-        self.progress = progress  # called with each example's outcome as it finishes
+        self.progress = progress  # a callable(outcome) per finished example, or None
         self.compare = compare
         self.repeat = max(1, repeat)
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID", **SAFETY_ENV}

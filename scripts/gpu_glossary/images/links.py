@@ -21,6 +21,7 @@ from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.cache import fingerprint, memoize
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.images import svg_check
+from gpu_glossary.images.names import base_name, variant
 from gpu_glossary.images.svg_check import svg_problems
 from gpu_glossary.page import Page, Problem, resolve_link
 
@@ -136,18 +137,6 @@ def find_images(page: Page) -> list[ImageRef]:
     return found
 
 
-def variant(name: str, lang: str, dark: bool) -> str:
-    """`x.svg` -> `x.zh.dark.svg` etc.: the file for a language and scheme."""
-    stem, dot, extension = name.rpartition(".")
-    stem = re.sub(r"(\.zh)?(\.dark)?$", "", stem)
-    return stem + (".zh" if lang == "zh" else "") + (".dark" if dark else "") + dot + extension
-
-
-def base_name(name: str) -> str:
-    """The author's file name behind any variant: `x.zh.dark.svg` -> `x.svg`."""
-    return variant(name, SOURCE_LANG, dark=False)
-
-
 def image_file(glossary: Glossary, site_path: str | None) -> Path | None:
     """The file in glossary/images/ behind a site path like `images/x.svg` (None if outside it)."""
     if not site_path or not site_path.startswith(f"{IMAGES}/"):
@@ -161,19 +150,20 @@ def relative_link(rel: str, site_path: str) -> str:
 
 
 # -- check ------------------------------------------------------------------------------
-def check_images(glossary: Glossary) -> list[Problem]:
+def check_images(glossary: Glossary, pages: list[Page] | None = None) -> list[Problem]:
+    """The diagrams and every page's images; `pages` limits it to those pages' images."""
     problems: list[Problem] = []
-    for svg in sorted(glossary.images_dir.rglob("*.svg")) if glossary.images_dir.is_dir() else []:
+    diagrams = glossary.images_dir.rglob("*.svg") if pages is None and glossary.images_dir.is_dir() else []
+    for svg in sorted(diagrams):
         display = svg.relative_to(glossary.root).as_posix()
         problems.extend(
             Problem(display, line, "error", message) for line, message in cached_svg_problems(svg.read_bytes())
         )
-    for lang, pages in glossary.pages.items():
-        for page in pages.values():
-            problems.extend(_check_page(glossary, page))
-            english = glossary.page(SOURCE_LANG, page.rel)
-            if lang != SOURCE_LANG and english is not None:
-                problems.extend(_compare_with_english(page, english))
+    for page in [p for lang_pages in glossary.pages.values() for p in lang_pages.values()] if pages is None else pages:
+        problems.extend(_check_page(glossary, page))
+        english = glossary.page(SOURCE_LANG, page.rel)
+        if page.lang != SOURCE_LANG and english is not None:
+            problems.extend(_compare_with_english(page, english))
     return problems
 
 

@@ -2,7 +2,8 @@
 
 Each `mkdocs build` cleans its own output folder, so the English build must not write
 into the folder that holds the Chinese site: each builds into `.site.build/<lang>`, and
-the finished site replaces `site/` in one rename, so a failed build leaves the old site.
+the finished site replaces `site/` by two renames (the old site aside, then the new one in
+its place), so a failed build leaves the old site, and `site/` is missing only between them.
 
 Each build is a process of its own, forked from a multiprocessing fork server that has
 MkDocs and jieba loaded already (`mkdocs_preload`): a rebuild starts at once instead of
@@ -19,12 +20,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, url_prefix
-
-CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
+from gpu_glossary.glossary import CONFIGS, LANGUAGES, SOURCE_LANG, url_prefix
 
 
-class BuildError(RuntimeError):
+class SiteBuildError(RuntimeError):
     """A language failed to build; the message holds MkDocs' own output."""
 
 
@@ -72,7 +71,7 @@ def build_site(
     site_url: str | None = None,
     languages: tuple[str, ...] = LANGUAGES,
 ) -> BuildResult:
-    """Build `languages` (default: all) into `site_dir` (default `site/`); raise BuildError on failure.
+    """Build `languages` (default: all) into `site_dir` (default `site/`); raise SiteBuildError on failure.
 
     A language left out keeps its pages from the site already there (the live preview
     rebuilds only what an edit touched); the others are replaced all at once.
@@ -114,8 +113,16 @@ def build_site(
     for item in running:
         finish(*item)
     if failures:
-        raise BuildError("\n".join(failures))
+        raise SiteBuildError("\n".join(failures))
 
+    install_languages(staging, site_dir, languages)
+    shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(time.perf_counter() - started, per_language, site_dir)
+
+
+def install_languages(staging: Path, site_dir: Path, languages: tuple[str, ...]) -> None:
+    """Put each language built into `staging/<lang>` in its place in `site_dir`: English at
+    the root, the others in their folders; a language not built keeps what `site_dir` has."""
     if SOURCE_LANG in languages:
         assembled = staging / "site"
         os.replace(staging / SOURCE_LANG, assembled)
@@ -127,8 +134,6 @@ def build_site(
     else:  # only translations: swap each one's folder inside the site
         for lang in languages:
             _swap(staging / lang, site_dir / url_prefix(lang).rstrip("/"), staging / f"previous-{lang}")
-    shutil.rmtree(staging, ignore_errors=True)
-    return BuildResult(time.perf_counter() - started, per_language, site_dir)
 
 
 def _swap(new: Path, target: Path, previous: Path) -> None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from gpu_glossary.check import IMAGE_EXTENSIONS
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
+from gpu_glossary.images.names import IMAGE_EXTENSIONS
 from gpu_glossary.site.generated_pages import index_page, terminology_page
 from gpu_glossary.site.reading_path import PATH_PAGE, path_page
 from gpu_glossary.terminology import Terminology

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.page import Page, mask_inline_code, resolve_link
 
 _LINK_TARGET = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?)([^)\s>]*)")
@@ -84,35 +85,51 @@ def markdown_twin(site_page: SitePage, pages_by_rel: dict[str, SitePage], site_u
     return f"# {site_page.title}\n\n> {site_page.summary}\n\n{body.strip()}\n"
 
 
-def llms_full(site_name: str, summary: str, pages: list[SitePage], site_url: str) -> str:
-    """Every page in one Markdown file; links between pages become links inside the file."""
+def llms_full(
+    site_name: str, summary: str, pages: list[SitePage], site_url: str, parts: dict[str, tuple] | None = None
+) -> str:
+    """Every page in one Markdown file; links between pages become links inside the file.
+
+    `parts`, kept by the caller between builds of the same pages (the live preview), holds
+    each page's part of the file, made again only for a page whose text or title changed."""
     by_rel = {p.page.rel: p for p in pages}
-    chunks = [f"# {site_name}\n\n> {summary}\n"]
+    parts = {} if parts is None else parts
+    out = [f"# {site_name}\n\n> {summary}\n"]
     for site_page in pages:
-        page = site_page.page
-        ids = {h.line: h.id for h in page.headings()}
+        key = (site_page.page.text, site_page.url, site_page.title, site_page.summary, site_url)
+        known = parts.get(site_page.page.rel)
+        if known is None or known[0] != key:
+            known = parts[site_page.page.rel] = (key, _full_text_part(site_page, by_rel, site_url))
+        out.append(known[1])
+    return "".join(out)
 
-        def rewrite(target: str, is_image: bool, page=page) -> str:
-            resolved = _resolve(page, target)
-            if resolved is None:
-                return target
-            path, fragment = resolved
-            if path in by_rel:
-                anchor = by_rel[path].anchor
-                return f"#{anchor}--{fragment}" if fragment else f"#{anchor}"
-            return site_url + path if is_image else target
 
-        lines = rewrite_link_targets(page, rewrite).split("\n")
-        for offset, line in enumerate(lines):
-            number = page.body_line + offset
-            match = _HEADING.match(line) if number in ids else None
-            if match:  # headings shift down one level and get file-wide ids
-                lines[offset] = f"#{match.group(1)}{match.group(2)} {{#{site_page.anchor}--{ids[number]}}}"
-        chunks.append(
-            f'\n---\n\n<a id="{site_page.anchor}"></a>\n\n## {site_page.title} {{#{site_page.anchor}}}\n\n'
-            f"> {site_page.summary}\n\nSource: {site_url}{site_page.url}\n\n" + "\n".join(lines).strip() + "\n"
-        )
-    return "".join(chunks)
+def _full_text_part(site_page: SitePage, by_rel: dict, site_url: str) -> str:
+    """One page of llms-full.txt: its headings one level down with file-wide ids, its links
+    to other pages pointing at their parts of the file."""
+    page = site_page.page
+    ids = {h.line: h.id for h in page.headings()}
+
+    def rewrite(target: str, is_image: bool) -> str:
+        resolved = _resolve(page, target)
+        if resolved is None:
+            return target
+        path, fragment = resolved
+        if path in by_rel:
+            anchor = by_rel[path].anchor
+            return f"#{anchor}--{fragment}" if fragment else f"#{anchor}"
+        return site_url + path if is_image else target
+
+    lines = rewrite_link_targets(page, rewrite).split("\n")
+    for offset, line in enumerate(lines):
+        number = page.body_line + offset
+        match = _HEADING.match(line) if number in ids else None
+        if match:  # headings shift down one level and get file-wide ids
+            lines[offset] = f"#{match.group(1)}{match.group(2)} {{#{site_page.anchor}--{ids[number]}}}"
+    return (
+        f'\n---\n\n<a id="{site_page.anchor}"></a>\n\n## {site_page.title} {{#{site_page.anchor}}}\n\n'
+        f"> {site_page.summary}\n\nSource: {site_url}{site_page.url}\n\n" + "\n".join(lines).strip() + "\n"
+    )
 
 
 def llms_txt(
@@ -136,18 +153,32 @@ def llms_txt(
 
 
 def write_llms_files(
-    site_dir: Path, site_name: str, site_url: str, home_summary: str, pages: list[SitePage], words: dict[str, str]
+    site_dir: Path,
+    site_name: str,
+    site_url: str,
+    home_summary: str,
+    pages: list[SitePage],
+    words: dict[str, str],
+    rels: set[str] | None = None,
+    parts: dict[str, tuple] | None = None,
 ) -> None:
-    """Each page's Markdown twin beside its HTML, then llms.txt and llms-full.txt at the root."""
+    """The Markdown twin beside the HTML of each page in `rels` (default: every page), then
+    llms.txt and llms-full.txt at the root (`parts`: see `llms_full`)."""
     home = next((p for p in pages if p.page.rel == "index.md"), None)
     if home is not None:
         home_summary = home.summary
     by_rel = {p.page.rel: p for p in pages}
     for site_page in pages:
+        if rels is not None and site_page.page.rel not in rels:
+            continue
         target = site_dir / twin_url(site_page.url)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(markdown_twin(site_page, by_rel, site_url), encoding="utf-8")
-    (site_dir / "llms.txt").write_text(
-        llms_txt(site_name, home_summary, pages, site_url, words["full_text"], words["overview"]), encoding="utf-8"
+        write_text_atomic(target, markdown_twin(site_page, by_rel, site_url), durable=False)
+    write_text_atomic(
+        site_dir / "llms.txt",
+        llms_txt(site_name, home_summary, pages, site_url, words["full_text"], words["overview"]),
+        durable=False,
     )
-    (site_dir / "llms-full.txt").write_text(llms_full(site_name, home_summary, pages, site_url), encoding="utf-8")
+    write_text_atomic(
+        site_dir / "llms-full.txt", llms_full(site_name, home_summary, pages, site_url, parts), durable=False
+    )

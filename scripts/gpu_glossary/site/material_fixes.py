@@ -20,9 +20,9 @@ PATCHED_ALTERNATE_SELECTOR = '"link[rel=alternate][data-gg-site-root]"'
 #   which is the code's own colour (--md-code-fg-color) in both schemes;
 # - a token right after one of the same kind (`)` after `(`, spaces between): one span can
 #   colour both.
-# On the roofline page (a 113-line listing) they are about a third of all elements, and every
-# element costs style and layout time on each load. test_build and test_browser check the
-# text and the colours stay as they were.
+# In a long listing they are a large part of all the page's elements, and every element costs
+# style and layout time on each load. test_build and test_browser check the text and the
+# colours stay as they were.
 CODE_BLOCK = re.compile(r"<pre\b.*?</pre>", re.S)
 WHITESPACE_SPAN = re.compile(r'<span class="w">(\s*)</span>')
 NAME_SPAN = re.compile(r'<span class="n">([^<]*)</span>')

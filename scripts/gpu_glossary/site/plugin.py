@@ -20,33 +20,45 @@ import html
 import logging
 from pathlib import Path
 
+import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page as MkDocsPage
 
 from gpu_glossary.check import check_glossary
-from gpu_glossary.examples.runs import load_runs
+from gpu_glossary.examples.runs import Runs, load_runs
 from gpu_glossary.glossary import LANGUAGES, SOURCE_LANG, Glossary, load_glossary, url_prefix
+from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.page import Page, Problem, parse_page
+from gpu_glossary.reading_path import load_path
 from gpu_glossary.sanitize import cached_html_problems, sanitize
 from gpu_glossary.site.csp import with_policy
 from gpu_glossary.site.files import ExtraFiles, add_extra_files
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
-from gpu_glossary.site.markdown_ext import GlossaryExtension, GlossaryState
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.provenance import with_provenance
-from gpu_glossary.site.reading_path import PATH_PAGE, load_path, marker, stops_by_page
-from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, segment_chinese, write_search_index
+from gpu_glossary.site.reading_path import PATH_PAGE, marker, stops_by_page
+from gpu_glossary.site.search_index import (
+    INDEX_PATH,
+    SearchPage,
+    restore_segmentation,
+    search_page,
+    segment_chinese,
+    write_search_index,
+)
 from gpu_glossary.site.seo import page_meta
 from gpu_glossary.site.template_cache import with_bytecode_cache
 from gpu_glossary.site.term_index import index_terms, with_referenced_by
 from gpu_glossary.site.theme_context import edit_url, report_url, template_data
-from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
+_UNSET = object()
 
 
 def _refuse(problems: list[Problem], what: str) -> None:
@@ -65,18 +77,31 @@ class GlossaryPluginConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def __init__(self):
-        self.state = GlossaryState()
-        self.glossary: Glossary | None = None
+        # What the glossary is, read in on_config for each build.
         self.lang = SOURCE_LANG
+        self.glossary: Glossary | None = None
+        self.terminology: Terminology | None = None
+        self.runs: Runs | None = None
+        self.root_site_url = ""
+        self.path_stops: list[str] = []  # the reading path's pages (glossary/reading-path.yml)
+        # What our Markdown extension reads. Besides the terms, the page being rendered: set
+        # before each page (on_page_markdown), as MkDocs sets config._current_page.
+        self.state = GlossaryState()
+        # What one build collects, emptied in on_pre_build.
         self.extra = ExtraFiles()
         self.backlinks: dict[str, list[str]] = {}
-        self.site_pages: list = []
         self.nav_order: list[str] = []
-        self.root_site_url = ""
-        self.search_pages: list[SearchPage] = []
-        self.path_stops: list[str] = []
-        self.nav_pages: dict = {}
+        self.site_pages: dict[str, MkDocsPage] = {}  # by src_uri, as built
+        self.search_pages: dict[str, SearchPage] = {}  # by src_uri, in the order built
+        self.nav_pages: dict[str, MkDocsPage] = {}  # by src_uri
         self.unsafe_html: list[Problem] = []
+        self.llms_parts: dict[str, tuple] = {}  # each page's part of llms-full.txt (llms.llms_full)
+        # The build's files, navigation and templates, kept for the live preview, which
+        # rebuilds single pages with them (site/preview.py).
+        self.files: Files | None = None
+        self.nav: Navigation | None = None
+        self.env: jinja2.Environment | None = None
+        self._search_jieba_before: object = _UNSET  # Material's module variable, restored on shutdown
 
     @event_priority(100)
     def on_config(self, config):
@@ -89,14 +114,18 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             self.terminology = load_terminology(self.glossary.terminology_path)
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
+        self.runs = load_runs(root)
         # The sanitizer's verdict waits for on_page_content, which judges the HTML really built.
         _refuse(
-            [p for p in check_glossary(self.glossary, self.terminology, rendered=False) if p.severity == "error"],
+            [
+                p
+                for p in check_glossary(self.glossary, self.terminology, rendered=False, runs=self.runs)
+                if p.severity == "error"
+            ],
             "pages",
         )
         self.path_stops, path_problems = load_path(self.glossary)
         _refuse(path_problems, "reading path")
-        self.runs = load_runs(root)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
             raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
@@ -107,17 +136,31 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
-        segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
+        previous = segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
+        if self._search_jieba_before is _UNSET:
+            self._search_jieba_before = previous
         config.markdown_extensions.append(GlossaryExtension(self.state))
         return config
 
+    def on_pre_build(self, config) -> None:
+        self.extra = ExtraFiles()
+        self.backlinks = {}
+        self.nav_order = []
+        self.nav_pages = {}
+        self.site_pages = {}
+        self.search_pages = {}
+        self.unsafe_html = []
+        self.llms_parts = {}
+
     def on_files(self, files: Files, config) -> Files:
+        self.files = files
         self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology, self.path_stops)
         self.backlinks = index_terms(self.glossary, self.lang, self.state)
         return files
 
     def on_nav(self, nav, config, files):
         """Section titles come from each section's index page, so they follow the language."""
+        self.nav = nav
         self.nav_order = [page.file.src_uri for page in nav.pages]
         self.nav_pages = {page.file.src_uri: page for page in nav.pages}
         for item in nav.items:
@@ -155,9 +198,14 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_env(self, env, config, files):
         """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here.
         No template is compiled yet either: they may come compiled from an earlier build."""
+        self.refuse_unsafe_html()
+        self.env = with_bytecode_cache(env)
+        return self.env
+
+    def refuse_unsafe_html(self) -> None:
+        """Stop with the sanitizer's messages about the pages rendered since the last call."""
         problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
         _refuse(problems, "pages' HTML")
-        return with_bytecode_cache(env)
 
     def on_page_context(self, context, page, config, nav):
         rel = page.file.src_uri
@@ -171,7 +219,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         context["gg"]["report_url"] = report_url(config, self.lang, page)
         self._describe(page, rel, config, context["gg"])
         self._place_on_path(page, rel, context["gg"])
-        self.site_pages.append(page)
+        self.site_pages[rel] = page
         self._index_for_search(page, rel)
         return context
 
@@ -189,18 +237,36 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_post_build(self, config) -> None:
         site_dir = Path(config.site_dir)
         patch_alternate_lookup(site_dir)
-        write_search_index(site_dir / INDEX_PATH, self.lang, self.search_pages)
-        self.search_pages = []
+        self.write_search_index(site_dir)
+        self.write_llms_files(config, site_dir)
+
+    def on_shutdown(self) -> None:
+        if self._search_jieba_before is not _UNSET:
+            restore_segmentation(self._search_jieba_before)
+            self._search_jieba_before = _UNSET
+
+    def write_search_index(self, site_dir: Path) -> None:
+        """Our search index (search_index.py) of the pages built so far, Material's replaced."""
+        write_search_index(site_dir / INDEX_PATH, self.lang, list(self.search_pages.values()))
+
+    def write_llms_files(self, config, site_dir: Path, rels: set[str] | None = None) -> None:
+        """llms.txt, llms-full.txt and the Markdown twins of `rels` (default: every page)."""
         order = {rel: index for index, rel in enumerate(self.nav_order)}
         pages = []
-        for page in sorted(self.site_pages, key=lambda p: order.get(p.file.src_uri, len(order))):
-            model = self._source_page(page.file.src_uri)
+        for rel, page in sorted(self.site_pages.items(), key=lambda item: order.get(item[0], len(order))):
+            model = self._source_page(rel)
             section = page.parent.title if page.parent else ""
             pages.append(SitePage(model, page.url, model.title or page.title or "", model.summary, section))
         write_llms_files(
-            site_dir, config.site_name, config.site_url or "", config.site_description or "", pages, strings(self.lang)
+            site_dir,
+            config.site_name,
+            config.site_url or "",
+            config.site_description or "",
+            pages,
+            strings(self.lang),
+            rels,
+            self.llms_parts,
         )
-        self.site_pages = []
 
     def _place_on_path(self, page, rel: str, gg: dict) -> None:
         """A stop of the reading path shows its place on it, and its Next and Previous (the
@@ -234,6 +300,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
 
     def _index_for_search(self, page, rel: str) -> None:
         if rel in self.extra.untranslated:  # English text stays out of the Chinese index
+            self.search_pages.pop(rel, None)  # the live preview may rebuild a page that lost its translation
             return
         model = self._source_page(rel)
         kind = (
@@ -246,7 +313,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         section = page.parent.title if page.parent else ""
         english = self.glossary.page(SOURCE_LANG, rel)
         referrers = len(self.backlinks.get(rel, []))
-        self.search_pages.append(search_page(page.url, page.content or "", model, english, kind, referrers, section))
+        self.search_pages[rel] = search_page(page.url, page.content or "", model, english, kind, referrers, section)
 
     def _source_page(self, rel: str) -> Page:
         """The page model behind a built page: its file, the English fallback or generated text."""

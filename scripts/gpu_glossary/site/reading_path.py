@@ -3,7 +3,8 @@
 The path is a list of pages in reading order, kept apart from the navigation, which groups
 terms by section: a newcomer reads a kernel, a warp and an SM before memory coalescing, though
 they sit in three sections. The site shows it three ways: the generated page `path.md`, a
-marker on each stop naming its neighbours, and the stop's "Next" (footer and `n` key).
+marker on each stop naming its neighbours, and the stop's "Next" (footer and `n` key). The
+list itself is read and checked by gpu_glossary.reading_path.
 """
 
 from __future__ import annotations
@@ -11,14 +12,11 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-import yaml
-
-from gpu_glossary.glossary import SOURCE_LANG, Glossary
-from gpu_glossary.page import Problem, front_matter_block
+from gpu_glossary.glossary import Glossary
+from gpu_glossary.page import front_matter_block
 from gpu_glossary.site.generated_pages import escape_markdown
 from gpu_glossary.site.i18n import strings
 
-PATH_FILE = "reading-path.yml"
 PATH_PAGE = "path.md"
 
 
@@ -28,34 +26,6 @@ class Stop:
     total: int
     previous: str | None  # rel of the stop before, None for the first
     next: str | None
-
-
-def load_path(glossary: Glossary) -> tuple[list[str], list[Problem]]:
-    """The path's pages in order, and a problem (file and line) for each entry that is not a
-    page of the English glossary, is repeated, or is not a path."""
-    path = glossary.glossary_dir / PATH_FILE
-    if not path.is_file():
-        return [], []
-    display = f"glossary/{PATH_FILE}"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    try:
-        entries = yaml.safe_load("\n".join(lines)) or []
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-        return [], [Problem(display, line, "error", f"not valid YAML: {exc}")]
-    if not isinstance(entries, list):
-        return [], [Problem(display, 1, "error", "must be a list of page paths, one `- section/page.md` per line")]
-    stops, problems = [], []
-    item_lines = [n for n, text in enumerate(lines, 1) if text.lstrip().startswith("-")]  # one per entry
-    for index, entry in enumerate(entries):
-        line = item_lines[index] if index < len(item_lines) else 1
-        if not isinstance(entry, str) or glossary.page(SOURCE_LANG, entry) is None:
-            problems.append(Problem(display, line, "error", f"'{entry}' is not a page in glossary/{SOURCE_LANG}"))
-        elif entry in stops:
-            problems.append(Problem(display, line, "error", f"'{entry}' is on the path twice"))
-        else:
-            stops.append(entry)
-    return stops, problems
 
 
 def stops_by_page(stops: list[str]) -> dict[str, Stop]:

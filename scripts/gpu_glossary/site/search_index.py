@@ -181,18 +181,28 @@ def write_search_index(path: Path, lang: str, pages: list[SearchPage]) -> int:
         separators=(",", ":"),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, text)
+    write_text_atomic(path, text, durable=False)  # the built site: a build writes it again
     return len(text.encode("utf-8"))
 
 
-def segment_chinese(enabled: bool) -> None:
-    """Whether Material's search plugin splits Chinese with jieba in this build. Its index is
-    replaced by ours, so no build needs it; the switch stays because Material keeps jieba in
-    a module variable that one process shares between builds."""
+def segment_chinese(enabled: bool) -> object:
+    """Whether Material's search plugin splits Chinese with jieba in this build; returns what
+    it was before, for `restore_segmentation` once the build is done. Its index is replaced by
+    ours, so no build needs it; the switch stays because Material keeps jieba in a module
+    variable that one process shares between builds."""
     from material.plugins.search import plugin as material_search
 
     try:
         import jieba
     except ImportError:  # as Material itself: no jieba, no segmentation
         jieba = None
+    previous = material_search.jieba
     material_search.jieba = jieba if enabled else None
+    return previous
+
+
+def restore_segmentation(previous: object) -> None:
+    """Put back Material's module variable as `segment_chinese` found it."""
+    from material.plugins.search import plugin as material_search
+
+    material_search.jieba = previous

@@ -27,6 +27,12 @@ _COMPRESSIBLE = ("text/", "application/javascript", "application/json", "applica
 LIVE_PREFIX = "/__live/"  # the live preview's own addresses (not part of the site)
 GZIP_LEVEL = 6  # zlib's default; what most servers and CDNs use
 PAGES_CACHE_CONTROL = "max-age=600"  # what GitHub Pages sends with every file
+# What the live preview answers before its first build has written a site (the reload script,
+# added to every page it serves, loads the site once the build is done).
+FIRST_BUILD_PAGE = (
+    b"<!doctype html><html lang=en><head><meta charset=utf-8><title>Building the site</title></head>"
+    b"<body><p>The site is being built; this page loads it when the build is done.</p></body></html>"
+)
 
 
 def compressible(content_type: str) -> bool:
@@ -56,8 +62,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     }
     # Keep-alive, as Pages and every CDN: a browser fetches a page's files over a few open
     # connections. HTTP/1.0 (the standard library's default) closes each after one response,
-    # so every file cost a new connection and a new thread (and, under the test suite's load,
-    # left pages in chromium-headless-shell that never reached network idle).
+    # so every file would cost a new connection and a new thread.
     protocol_version = "HTTP/1.1"
     live = None  # a live.LivePreview when `make site` watches for edits
     _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
@@ -143,8 +148,9 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         page = Path(self.directory) / "404.html"
-        if code == HTTPStatus.NOT_FOUND and page.is_file():
-            body = self.send_bytes(code, page.read_bytes(), "text/html; charset=utf-8")
+        if code == HTTPStatus.NOT_FOUND and (page.is_file() or self.live is not None):
+            html = page.read_bytes() if page.is_file() else FIRST_BUILD_PAGE  # no site yet: it is being built
+            body = self.send_bytes(code, html, "text/html; charset=utf-8")
             if self.command != "HEAD":
                 self.wfile.write(body.getvalue())
             return

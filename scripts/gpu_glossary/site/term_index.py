@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
+from pathlib import Path
 
+from gpu_glossary.cache import in_memory
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
-from gpu_glossary.page import SECTIONS, resolve_link
+from gpu_glossary.markdown_ext import GlossaryState, TermInfo
+from gpu_glossary.page import SECTIONS, Page, resolve_link
 from gpu_glossary.site.generated_pages import escape_markdown
 from gpu_glossary.site.i18n import strings
-from gpu_glossary.site.markdown_ext import GlossaryState, TermInfo
 
 
 def index_terms(glossary: Glossary, lang: str, state: GlossaryState) -> dict[str, list[str]]:
@@ -24,16 +26,34 @@ def index_terms(glossary: Glossary, lang: str, state: GlossaryState) -> dict[str
             if english.title and english.title not in expansion:
                 expansion = f"{expansion}（{english.title}）"
             state.abbreviations[page.abbreviation] = expansion
-    backlinks = defaultdict(list)
+    return backlinks(glossary, lang)
+
+
+def backlinks(glossary: Glossary, lang: str) -> dict[str, list[str]]:
+    """Who links to each page, as a reader of `lang` sees the pages, in path order."""
+    found = defaultdict(list)
     for rel in sorted(set(glossary.pages[SOURCE_LANG]) | set(glossary.pages[lang])):
-        for link in glossary.resolved_page(lang, rel).links():
-            target = link.target.split("#")[0]
-            if link.is_image or not target.endswith(".md") or "://" in target:
-                continue
-            target_rel = resolve_link(rel, target)
-            if target_rel != rel and rel not in backlinks[target_rel]:
-                backlinks[target_rel].append(rel)
-    return dict(backlinks)
+        for target in link_targets(glossary.resolved_page(lang, rel)):
+            found[target].append(rel)
+    return dict(found)
+
+
+def link_targets(page: Page) -> tuple[str, ...]:
+    """The pages `page` links to (paths in its language folder), each once, itself left out."""
+    return _link_targets(page.rel, page.body)
+
+
+@in_memory(maxsize=4096)  # a page's links are read once per body, not once per build of a page
+def _link_targets(rel: str, body: str) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for link in Page(Path(rel), rel, rel, SOURCE_LANG, body=body).links():
+        target = link.target.split("#")[0]
+        if link.is_image or not target.endswith(".md") or "://" in target:
+            continue
+        target_rel = resolve_link(rel, target)
+        if target_rel != rel:
+            found[target_rel] = None
+    return tuple(found)
 
 
 def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: Glossary, lang: str) -> str:

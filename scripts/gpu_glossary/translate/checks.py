@@ -9,16 +9,16 @@ translation; `markup_differences` compares their rendered HTML, which may differ
 
 from __future__ import annotations
 
-import functools
 import html as html_lib
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Protocol
 
+from gpu_glossary.cache import in_memory
 from gpu_glossary.chinese import han_share
 from gpu_glossary.code_comments import first_code_difference
-from gpu_glossary.images.links import base_name
+from gpu_glossary.images.names import base_name
 from gpu_glossary.page import Page, parse_page
 from gpu_glossary.sanitize import elements
 
@@ -108,7 +108,7 @@ def _tables(page: Page) -> list[tuple[int, int]]:
     return shapes
 
 
-@functools.lru_cache(maxsize=1024)  # an English page's HTML is compared with each reply for it
+@in_memory(maxsize=1024)  # an English page's HTML is compared with each reply for it
 def _markup(html: str) -> tuple[tuple[str, tuple], ...]:
     """The HTML's elements with the attributes a translation must keep as they are.
 
