@@ -134,6 +134,23 @@ def test_code_comments_are_sent_to_be_translated_and_the_code_comes_back_byte_fo
     )
 
 
+def test_a_tab_marker_and_its_title_travel_as_a_placeholder():
+    """The outputs of an example run on several GPUs are tabs (pymdownx.tabbed) titled with the
+    GPU's name: a reply that turned their quotes into “…” would leave no tab."""
+    text = (
+        'Ran on two GPUs.\n\n=== "NVIDIA H100 80GB HBM3"\n\n    ```text\n    ok\n    ```\n\n'
+        '===+ "NVIDIA H200"\n\n    Text.\n'
+    )
+    protected = ProtectedText()
+    sent = protected.protect(text)
+    assert [piece.text for piece in protected.pieces if piece.kind == "tab marker"] == [
+        '=== "NVIDIA H100 80GB HBM3"',
+        '===+ "NVIDIA H200"',
+    ]
+    assert "===" not in sent and "NVIDIA" not in sent and "Text." in sent
+    assert protected.restore(sent) == text
+
+
 def test_restore_refuses_missing_repeated_and_invented_placeholders():
     protected = ProtectedText()
     text = protected.protect("Run `a` and `b`.")

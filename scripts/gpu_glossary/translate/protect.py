@@ -1,7 +1,8 @@
 """Protect what a translation must not touch, and put it back afterwards.
 
 Before a page goes to the model, code blocks, inline code, math, URLs and link targets,
-HTML tags and comments, heading ids and admonition markers become numbered placeholders
+HTML tags and comments, heading ids, admonition markers and tab markers (with their titles:
+the GPU an output ran on, which the examples check reads) become numbered placeholders
 like `⟦P7⟧`. The model translates the prose around them; `restore` puts each piece back
 and refuses a reply in which a placeholder is missing, repeated or invented.
 """
@@ -31,6 +32,8 @@ _INLINE_PATTERNS = [
 ]
 _REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S.*$")
 _ADMONITION = re.compile(r"^([ \t]*)((?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*)")
+# pymdownx.tabbed: `=== "NVIDIA H100 80GB HBM3"` (a model writes its quotes as “…”, and no tab is left)
+_TAB = re.compile(r'^([ \t]*)(===[+!]*[ \t]+"[^"\n]*")[ \t]*$')
 _MATH_BLOCK = re.compile(r"^[ \t]*\$\$[ \t]*$")
 
 
@@ -116,6 +119,9 @@ class ProtectedText:
         admonition = _ADMONITION.match(line)
         if admonition:
             line = admonition.group(1) + self.hold("admonition marker", admonition.group(2)) + line[admonition.end() :]
+        tab = _TAB.match(line)
+        if tab:
+            line = tab.group(1) + self.hold("tab marker", line[len(tab.group(1)) :])
         for kind, pattern in _INLINE_PATTERNS:
             line = _sub_outside_placeholders(line, pattern, lambda text, kind=kind: self.hold(kind, text))
         return line
