@@ -92,11 +92,15 @@ KEPT_WORDS = frozenset({"thousand", "million", "billion", "trillion"})
 def fake_translate(document: str) -> str:
     """Deterministic 'Chinese': every English word becomes two CJK characters, "…" becomes “…”."""
 
-    def word(match: re.Match) -> str:
-        if match.group(0).lower() in KEPT_WORDS:
-            return match.group(0)
-        value = zlib.crc32(match.group(0).lower().encode())
+    def one_word(text: str) -> str:
+        if text.lower() in KEPT_WORDS:
+            return text
+        value = zlib.crc32(text.lower().encode())
         return ALPHABET[value % len(ALPHABET)] + ALPHABET[(value >> 9) % len(ALPHABET)]
+
+    def word(match: re.Match) -> str:
+        # each part of a compound on its own: "70-billion-parameter" keeps its scale word
+        return "-".join(one_word(part) if part else part for part in match.group(0).split("-"))
 
     def prose(part: str) -> str:
         return WORD.sub(word, part)
