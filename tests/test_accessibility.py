@@ -14,6 +14,9 @@ QUERIES = {"": "warp", "zh/": "线程束"}
 
 def serious_violations(tab) -> list[str]:
     tab.evaluate(DRAW_EVERY_BLOCK)
+    # A block drawn just now takes the scheme's colours then, and some fade in (a tab's label:
+    # Material's transition); a colour half-way is not what a reader reads.
+    tab.wait_for_function("document.getAnimations().every(a => !(a instanceof CSSTransition))")
     if not tab.evaluate("typeof axe !== 'undefined'"):  # once per page load
         tab.add_script_tag(path=str(AXE))
     result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
