@@ -39,6 +39,7 @@ LONGEST_FIRST = (
 BROWSER_FIXTURES = {"browser"}
 BUILD_FIXTURES = {"site", "fixture_site", "small", "live_site"}
 SLOW_FILES = {"test_translate.py"}  # whole translation runs over real HTTP; units: test_translate_units.py
+SLOW_FIXTURES = {"fake_gpus"}  # `examples run` end to end on stand-in GPUs (test_examples_devices.py)
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -48,7 +49,7 @@ def pytest_collection_modifyitems(items) -> None:
             item.add_marker(pytest.mark.browser)
         if fixtures & BUILD_FIXTURES:
             item.add_marker(pytest.mark.build)
-        if item.path.name in SLOW_FILES:
+        if item.path.name in SLOW_FILES or fixtures & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
 
     def rank(item) -> int:
