@@ -32,6 +32,8 @@ benchmark: $(STAMP) chromium tests/tools/node_modules
 	$(BIN)/python benchmarks/build_benchmark.py --scale 1
 	$(BIN)/python benchmarks/build_benchmark.py --scale 4
 	$(BIN)/python benchmarks/translate_benchmark.py
+	$(BIN)/python benchmarks/search_benchmark.py
+	$(BIN)/python benchmarks/hostile_page_benchmark.py
 	$(BIN)/python benchmarks/page_weight_benchmark.py
 	$(BIN)/python benchmarks/live_reload_benchmark.py
 	$(BIN)/python benchmarks/suite_benchmark.py --full
