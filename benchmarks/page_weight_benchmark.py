@@ -111,7 +111,10 @@ def main() -> None:
                     results[(lang, page)] = median_run(runs)
         finally:
             server.shutdown()
-    header = f"{'lang':<5}{'page':<28}{'KB gzip':>9}{'KB raw':>9}{'reqs':>6}{'index':>7}{'perf':>6}{'a11y':>6}{'best':>6}{'seo':>6}{'cpu':>7}"
+    header = (
+        f"{'lang':<5}{'page':<28}{'KB gzip':>9}{'KB raw':>9}{'reqs':>6}{'index':>7}"
+        f"{'perf':>6}{'a11y':>6}{'best':>6}{'seo':>6}{'cpu':>7}"
+    )
     print(f"Lighthouse 12 mobile, {args.runs} run(s) per page (medians), served with gzip; KB = 1000 bytes;")
     print("cpu = Lighthouse's benchmarkIndex (higher is a faster, less loaded machine); performance follows it")
     print(header)
@@ -120,8 +123,10 @@ def main() -> None:
             r = results[(lang, page)]
             s = r["scores"]
             print(
-                f"{lang:<5}{'/' + LANGUAGES[lang] + page:<28}{r['transferred'] / 1000:>9.1f}{r['uncompressed'] / 1000:>9.1f}"
-                f"{r['requests']:>6.0f}{'yes' if r['index'] else 'no':>7}{s['performance']:>6.0f}{s['accessibility']:>6.0f}"
+                f"{lang:<5}{'/' + LANGUAGES[lang] + page:<28}"
+                f"{r['transferred'] / 1000:>9.1f}{r['uncompressed'] / 1000:>9.1f}"
+                f"{r['requests']:>6.0f}{'yes' if r['index'] else 'no':>7}"
+                f"{s['performance']:>6.0f}{s['accessibility']:>6.0f}"
                 f"{s['best-practices']:>6.0f}{s['seo']:>6.0f}{r['cpu']:>7.0f}"
             )
         total = sum(results[(lang, p)]["transferred"] for p in args.pages)

@@ -216,7 +216,8 @@ def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.add_init_script(
-        "window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))"
+        "window.__violations = []; document.addEventListener('securitypolicyviolation', "
+        "e => window.__violations.push(e.violatedDirective))"
     )
     quiet = QuietNetwork(page)
     page.goto(url)

@@ -244,8 +244,10 @@ def test_every_recorded_output_names_the_gpu_driver_cuda_and_date_from_runs_yml(
 
     record = load_runs(ROOT).get("perf/memory-coalescing.md#coalescing", "NVIDIA H100 80GB HBM3")
     expected = {
-        "perf/memory-coalescing/index.html": f"<strong>Output on {record.device}</strong> · driver {record.driver} · CUDA {record.cuda}",
-        "zh/perf/memory-coalescing/index.html": f"<strong>输出来自 {record.device}</strong> · 驱动 {record.driver} · CUDA {record.cuda}",
+        "perf/memory-coalescing/index.html": f"<strong>Output on {record.device}</strong> · "
+        f"driver {record.driver} · CUDA {record.cuda}",
+        "zh/perf/memory-coalescing/index.html": f"<strong>输出来自 {record.device}</strong> · "
+        f"驱动 {record.driver} · CUDA {record.cuda}",
     }
     for path, line in expected.items():
         html = read(site, path)

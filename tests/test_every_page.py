@@ -16,7 +16,8 @@ PHONE = {"width": 390, "height": 844}
 # Every attribute named on…, every javascript:/data:/vbscript: URL, and the page's CSP <meta>.
 SCRIPT_SURFACE = """() => ({
     handlers: [...document.querySelectorAll('*')].flatMap(el => [...el.attributes]
-        .filter(a => /^on/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i.test(a.value) && /href|src|action/i.test(a.name))
+        .filter(a => /^on/i.test(a.name)
+            || /^\\s*(javascript|data|vbscript):/i.test(a.value) && /href|src|action/i.test(a.name))
         .map(a => `<${el.tagName.toLowerCase()} ${a.name}="${a.value}">`)),
     policies: [...document.querySelectorAll('meta[http-equiv="Content-Security-Policy"]')].map(m => m.content),
     firstInHead: document.head.querySelector('meta[http-equiv="Content-Security-Policy"], script') ===

@@ -22,7 +22,10 @@ from gpu_glossary.images.localize import Localizer
 from gpu_glossary.page import parse_page
 from gpu_glossary.site.serve import run_in_background
 
-LIGHT_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect fill="#dcefe9" stroke="#1b7f6b"/><text fill="#1f2328">x</text></svg>'
+LIGHT_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+    '<rect fill="#dcefe9" stroke="#1b7f6b"/><text fill="#1f2328">x</text></svg>'
+)
 
 
 def page_text(body: str, title: str = "Pictures") -> str:
@@ -83,7 +86,7 @@ def test_check_reports_every_kind_of_problem(project):
     )
     found = problems_for(project, "en/perf/pictures.md")
     assert (
-        "glossary/en/perf/pictures.md:6: error: image '../images/pair.svg#only-light' has no alt text: describe what it shows"
+        "glossary/en/perf/pictures.md:6: error: image '../images/pair.svg#only-light' has no alt text: describe what it shows"  # noqa: E501 -- one message, whole as printed
         in found
     )
     for start in (
@@ -295,7 +298,10 @@ def test_images_cli_check_exit_code(project, monkeypatch):
     assert "glossary/en/perf/pictures.md:6: error: image '../images/none.svg' has no alt text" in bad.stdout, bad.stdout
 
 
-SVG = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">\n{}\n</svg>\n'
+SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">'
+    "\n{}\n</svg>\n"
+)
 
 
 @pytest.mark.parametrize(

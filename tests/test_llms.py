@@ -32,7 +32,8 @@ PAGES = [
     make(
         "device-software/warp.md",
         "Warp",
-        "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n![A warp](../images/warp.svg)",
+        "## Divergence {#divergence}\n\nSee [occupancy](../perf/occupancy.md#limits) and `[x](y.md)`.\n\n"
+        "![A warp](../images/warp.svg)",
     ),
     make(
         "perf/occupancy.md",

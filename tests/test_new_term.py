@@ -57,10 +57,10 @@ def test_refuses_with_a_clear_message_and_writes_nothing(project, spec, title, m
 
 def test_after_names_the_position_and_an_unknown_one_is_refused():
     config = "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/b.md\n"
-    assert (
-        insert_into_nav(config, "perf", "perf/new.md", after="a")
-        == "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/new.md\n      - perf/b.md\n"
+    expected = (
+        "nav:\n  - Perf:\n      - perf/index.md\n      - perf/a.md  # first\n      - perf/new.md\n      - perf/b.md\n"
     )
+    assert insert_into_nav(config, "perf", "perf/new.md", after="a") == expected
     with pytest.raises(NewTermError, match="'perf/zz.md' is not in the nav"):
         insert_into_nav(config, "perf", "perf/new.md", after="zz")
 

@@ -207,7 +207,7 @@ and [a link](../device-software/warp.md "Warp"){ data-gg-title="Warp" data-gg-su
 __global__ void k() {}
 ```
 
-<p class="gg-run">Output on NVIDIA H100 80GB HBM3 · driver 580.159.04 · CUDA 13.0 · <time datetime="2026-11-23">2026-11-23</time></p>
+<p class="gg-run">Output on NVIDIA H100 · driver 580.95 · CUDA 13.0 · <time datetime="2026-11-23">2026-11-23</time></p>
 
 === "NVIDIA H100 80GB HBM3"
 
@@ -312,7 +312,8 @@ def test_no_hostile_page_runs_script_in_chromium_once_sanitized(browser, sanitiz
     tab.route("**/*", lambda route: route.fulfill(status=204) if route.request.url != url else route.fallback())
     tab.goto(url)
     tab.evaluate("""() => { for (const el of document.body.querySelectorAll('*')) {
-        for (const type of ['mouseover', 'focus', 'toggle', 'click']) el.dispatchEvent(new Event(type, {bubbles: true}));
+        for (const type of ['mouseover', 'focus', 'toggle', 'click'])
+            el.dispatchEvent(new Event(type, {bubbles: true}));
         if (el.tagName === 'A' && el.href) el.click(); } }""")
     tab.wait_for_timeout(500)
     context.close()

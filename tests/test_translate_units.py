@@ -253,8 +253,9 @@ PARAGRAPH = (
 @pytest.mark.parametrize(
     "chinese",
     [
-        '参见 `code` 和 [线程束](../device-software/warp.md "线程束")。\n\n'  # links and code reordered, emphasis dropped
-        "![一张图](../images/sm.zh.svg#only-light)\n\n## 标题\n\n文字。\n",  # image variant, heading id from Chinese text
+        # links and code reordered, emphasis dropped; an image variant; a heading id from Chinese text
+        '参见 `code` 和 [线程束](../device-software/warp.md "线程束")。\n\n'
+        "![一张图](../images/sm.zh.svg#only-light)\n\n## 标题\n\n文字。\n",
     ],
 )
 def test_markup_may_differ_in_text_order_emphasis_and_image_variant(renderer, chinese):

@@ -111,7 +111,8 @@ def _check_body(page: Page, terminology: Terminology | None) -> list[Problem]:
             problems.append(
                 page.problem(
                     fence.line,
-                    f"code fence opened here is never closed: the rest of the page would render as code; add a closing {fence.fence} line",
+                    "code fence opened here is never closed: the rest of the page would render as code; "
+                    f"add a closing {fence.fence} line",
                 )
             )
     avoided = terminology.avoided() if terminology and page.lang == "zh" else {}
@@ -260,7 +261,8 @@ def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
             problems.append(
                 translated.problem(
                     line,
-                    f"translation may be out of date: {english.display_path} changed since it was translated ({SOURCE_HASH_KEY} does not match)",
+                    f"translation may be out of date: {english.display_path} changed since it was translated "
+                    f"({SOURCE_HASH_KEY} does not match)",
                     "warning",
                 )
             )

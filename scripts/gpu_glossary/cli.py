@@ -229,7 +229,8 @@ def stamp(paths: tuple[Path, ...]) -> None:
     default=translator_defaults.DEFAULT_MAX_CHARS,
     show_default=True,
     type=click.IntRange(min=500),
-    help="Largest part of a page sent in one request (pages are split at headings; further when many pages share the pool).",
+    help="Largest part of a page sent in one request "
+    "(pages are split at headings; further when many pages share the pool).",
 )
 @click.option("--force", is_flag=True, help="Retranslate the selected pages even if current.")
 @click.option(
@@ -355,7 +356,8 @@ def images(mode: str, timeout: float, max_bytes: int) -> None:
             click.echo(f"created {path.relative_to(root)}")
             if unknown:
                 click.echo(
-                    f"{path.relative_to(root)}: warning: colours outside the palette kept as they are: {', '.join(sorted(unknown))}",
+                    f"{path.relative_to(root)}: warning: colours outside the palette kept as they are: "
+                    + ", ".join(sorted(unknown)),
                     err=True,
                 )
         click.echo(f"{len(created)} dark variant(s) created", err=True)

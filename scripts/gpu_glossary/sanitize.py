@@ -207,8 +207,14 @@ class Removal:
                 "may only be relative paths (not //host), #anchors, http:, https: or mailto: (the sanitizer removes it)"
             )
         if allowed and self.attribute in ("id", "name"):
-            return f"{self.attribute}={shown!r} on <{self.tag}>: names starting with '__' belong to the theme (the sanitizer removes it)"
-        return f"attribute {self.attribute}={shown!r} on <{self.tag}> is not allowed on the site (the sanitizer removes it)"
+            return (
+                f"{self.attribute}={shown!r} on <{self.tag}>: names starting with '__' belong to the theme "
+                "(the sanitizer removes it)"
+            )
+        return (
+            f"attribute {self.attribute}={shown!r} on <{self.tag}> is not allowed on the site "
+            "(the sanitizer removes it)"
+        )
 
 
 def _attribute_removals(before: Element, after: Element) -> list[Removal]:

@@ -48,11 +48,13 @@ class _Canvas:
 
     def __init__(self, title: str, desc: str, lang: str):
         self.parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" xml:lang="{lang}" font-family="{FONT}">',
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+            f'xml:lang="{lang}" font-family="{FONT}">',
             f"<title>{escape(title)}</title>",
             f"<desc>{escape(desc)}</desc>",
             f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
-            f'<text x="{WIDTH / 2}" y="32" font-size="16" fill="{TEXT}" text-anchor="middle" font-weight="bold">{escape(title)}</text>',
+            f'<text x="{WIDTH / 2}" y="32" font-size="16" fill="{TEXT}" text-anchor="middle" font-weight="bold">'
+            f"{escape(title)}</text>",
         ]
 
     def text(
@@ -66,13 +68,15 @@ class _Canvas:
         extra: str = "",
     ):
         self.parts.append(
-            f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"{extra}>{escape(label)}</text>'
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"{extra}>'
+            f"{escape(label)}</text>"
         )
 
     def line(self, x1, y1, x2, y2, colour: str, width: float = 1.0, dash: str = ""):
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
         self.parts.append(
-            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" stroke-width="{width}"{dashed}/>'
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="{colour}" stroke-width="{width}"{dashed}/>'
         )
 
     def polyline(self, points, colour: str, width: float = 2.5, dash: str = ""):
@@ -124,9 +128,11 @@ ROOFLINE_WORDS = {
         "compute": "FMA roof {fp:,.0f} GFLOP/s",
         "ridge": "ridge {ai:.1f} FLOP/byte",
         "points": "measured kernels (K FMAs per element)",
-        "desc": "Log-log roofline drawn from a recorded run on an {device}: the measured memory roof of {bw:,.0f} GB/s, "
+        "desc": "Log-log roofline drawn from a recorded run on an {device}: "
+        "the measured memory roof of {bw:,.0f} GB/s, "
         "the measured FP32 roof of {fp:,.0f} GFLOP/s, a ridge at {ai:.1f} FLOP/byte, and {n} measured kernels "
-        "from {lo} to {hi} FLOP/byte that sit on the memory roof left of the ridge and on the compute roof right of it.",
+        "from {lo} to {hi} FLOP/byte that sit on the memory roof left of the ridge "
+        "and on the compute roof right of it.",
     },
     "zh": {
         "title": "{device} 的实测屋顶线",
@@ -136,8 +142,10 @@ ROOFLINE_WORDS = {
         "compute": "FMA 屋顶 {fp:,.0f} GFLOP/s",
         "ridge": "脊点 {ai:.1f} FLOP/字节",
         "points": "实测核函数（每个元素 K 次 FMA）",
-        "desc": "根据 {device} 上一次记录的运行绘制的双对数屋顶线：实测内存屋顶 {bw:,.0f} GB/s，实测 FP32 屋顶 {fp:,.0f} GFLOP/s，"
-        "脊点在 {ai:.1f} FLOP/字节；{n} 个实测核函数的算术强度从 {lo} 到 {hi} FLOP/字节，脊点左侧的落在内存屋顶上，右侧的落在计算屋顶上。",
+        "desc": "根据 {device} 上一次记录的运行绘制的双对数屋顶线："
+        "实测内存屋顶 {bw:,.0f} GB/s，实测 FP32 屋顶 {fp:,.0f} GFLOP/s，"
+        "脊点在 {ai:.1f} FLOP/字节；{n} 个实测核函数的算术强度从 {lo} 到 {hi} FLOP/字节，"
+        "脊点左侧的落在内存屋顶上，右侧的落在计算屋顶上。",
     },
 }
 
@@ -178,13 +186,14 @@ def draw_roofline(record: Record, lang: str) -> str:
     canvas.polyline([(x(x_low), y(bandwidth * x_low)), (x(ridge), y(compute))], MEMORY, 3)
     canvas.polyline([(x(ridge), y(compute)), (x(x_high), y(compute))], COMPUTE, 3)
     canvas.line(x(ridge), y(compute), x(ridge), BOTTOM, GRID, 1.2, "5 4")
+    slope = math.degrees(math.atan((y(1) - y(2)) / (x(2) - x(1))))  # the memory roof's angle on the page
     canvas.text(
         x(0.5),
         y(bandwidth * 0.5) - 26,
         words["memory"].format(bw=bandwidth),
         colour=MEMORY,
         anchor="start",
-        extra=f' transform="rotate(-{math.degrees(math.atan((y(1) - y(2)) / (x(2) - x(1)))):.1f} {x(0.5):.1f} {y(bandwidth * 0.5) - 26:.1f})"',
+        extra=f' transform="rotate(-{slope:.1f} {x(0.5):.1f} {y(bandwidth * 0.5) - 26:.1f})"',
     )
     canvas.text(x(x_high) - 4, y(compute) - 12, words["compute"].format(fp=compute), colour=COMPUTE, anchor="end")
     canvas.text(x(ridge) + 6, BOTTOM - 10, words["ridge"].format(ai=ridge), colour=MUTED, anchor="start")
@@ -203,9 +212,11 @@ WAVE_WORDS = {
         "x": "thread blocks in the grid",
         "y": "kernel time (µs)",
         "wave": "{n} wave(s) = {blocks} blocks",
-        "desc": "Kernel time against grid size from a recorded run on an {device} with {sms} SMs and {per} blocks per SM, "
+        "desc": "Kernel time against grid size from a recorded run on an {device} "
+        "with {sms} SMs and {per} blocks per SM, "
         "so one wave is {wave} blocks: the time stays flat within a wave and jumps by about one block's time "
-        "each time the grid passes a multiple of {wave}, from {first:.0f} µs at one block to {last:.0f} µs at {blocks} blocks.",
+        "each time the grid passes a multiple of {wave}, "
+        "from {first:.0f} µs at one block to {last:.0f} µs at {blocks} blocks.",
     },
     "zh": {
         "title": "在 {device} 上实测的波次量化",
@@ -213,7 +224,8 @@ WAVE_WORDS = {
         "y": "核函数耗时（µs）",
         "wave": "{n} 个波次 = {blocks} 个线程块",
         "desc": "根据 {device} 上一次记录的运行绘制的核函数耗时与网格大小的关系：{sms} 个 SM，每个 SM {per} 个线程块，"
-        "一个波次是 {wave} 个线程块。在一个波次之内耗时不变，网格每越过 {wave} 的一个倍数，耗时就跳高约一个线程块的时间："
+        "一个波次是 {wave} 个线程块。在一个波次之内耗时不变，"
+        "网格每越过 {wave} 的一个倍数，耗时就跳高约一个线程块的时间："
         "1 个线程块时 {first:.0f} µs，{blocks} 个线程块时 {last:.0f} µs。",
     },
 }

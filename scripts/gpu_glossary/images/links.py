@@ -202,7 +202,8 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
             problems.append(
                 page.problem(
                     ref.line,
-                    f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ (no hot-linking)",
+                    f"remote image '{ref.target}': `gpu-glossary images --localize` copies it into glossary/images/ "
+                    "(no hot-linking)",
                 )
             )
             continue
@@ -246,7 +247,8 @@ def _compare_with_english(page: Page, english: Page) -> list[Problem]:
         return [
             page.problem(
                 1,
-                f"images differ from {english.display_path}: missing {[m[0] for m in missing]}, extra {[e[0] for e in extra]}",
+                f"images differ from {english.display_path}: "
+                f"missing {[m[0] for m in missing]}, extra {[e[0] for e in extra]}",
             )
         ]
     return []

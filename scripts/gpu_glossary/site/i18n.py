@@ -11,7 +11,8 @@ STRINGS = {
         "index_intro": "Every term in the glossary in alphabetical order. Hover or focus a term to see its summary.",
         "terminology_title": "Terminology",
         "terminology_summary": "How the glossary writes each English GPU term in Chinese, and the variants it avoids.",
-        "terminology_intro": "The Chinese pages use one rendering per term everywhere. This table is generated from `glossary/terminology.yml`; translators and the translate script follow it.",
+        "terminology_intro": "The Chinese pages use one rendering per term everywhere. "
+        "This table is generated from `glossary/terminology.yml`; translators and the translate script follow it.",
         "terminology_columns": ("English", "Chinese", "Avoid"),
         "keep_english": "Written in English inside Chinese text",
         "not_found_title": "Page not found",
@@ -25,7 +26,8 @@ STRINGS = {
         "driver": "driver {version}",
         "made_with": "Made with",
         "path_title": "Reading path",
-        "path_summary": "Where to start: the pages to read in order, from the kernel you write to what limits its speed.",
+        "path_summary": "Where to start: the pages to read in order, "
+        "from the kernel you write to what limits its speed.",
         "path_intro": "New to GPUs? Read these pages in this order. Each builds on the ones before it, "
         "and each ends with a link to the next stop; the sidebar groups the same terms by section instead.",
         "path_stop": "Reading path, stop {position} of {total}",
@@ -48,10 +50,12 @@ STRINGS = {
         "referenced_by": "引用本页的页面",
         "index_title": "A–Z 索引",
         "index_summary": "按英文字母顺序列出术语表中的全部术语，附缩写和一句话释义。",
-        "index_intro": "术语表中的全部术语，按英文名称的字母顺序排列。将鼠标悬停在术语上或用键盘聚焦，即可看到它的释义。",
+        "index_intro": "术语表中的全部术语，按英文名称的字母顺序排列。"
+        "将鼠标悬停在术语上或用键盘聚焦，即可看到它的释义。",
         "terminology_title": "术语对照表",
         "terminology_summary": "术语表中每个英文 GPU 术语的中文译法，以及应避免的译法。",
-        "terminology_intro": "中文页面中每个术语只用一种译法。本表由 `glossary/terminology.yml` 生成，译者和翻译脚本都遵循它。",
+        "terminology_intro": "中文页面中每个术语只用一种译法。"
+        "本表由 `glossary/terminology.yml` 生成，译者和翻译脚本都遵循它。",
         "terminology_columns": ("英文", "中文", "避免使用"),
         "keep_english": "在中文文本中保留英文的术语",
         "not_found_title": "页面不存在",

@@ -166,7 +166,8 @@ def markup_differences(source_html: str, translated_html: str) -> list[str]:
         for index, (expected, got) in enumerate(zip(source_blocks, translated_blocks, strict=True)):
             if expected != got:
                 problems.append(
-                    f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, is {_describe(got)}"
+                    f"orders its blocks differently: block {index + 1} should be {_describe(expected)}, "
+                    f"is {_describe(got)}"
                 )
                 break
     return [f"rendered HTML differs from the English page's beyond its text: {problem}" for problem in problems]
@@ -221,6 +222,7 @@ def structure_problems(source: Page, translation: Page, renderer: Renders | None
             problems.append(f"front matter lacks a translated '{key}'")
     if not problems and chinese_share(translation) < MIN_CHINESE_SHARE:
         problems.append(
-            f"too little Chinese ({chinese_share(translation):.0%} of letters): the reply looks like English echoed back"
+            f"too little Chinese ({chinese_share(translation):.0%} of letters): "
+            "the reply looks like English echoed back"
         )
     return problems

@@ -59,7 +59,8 @@ def run_translate(root: Path, settings: Settings, options: Selection) -> int:
     unknown = unmatched_patterns(glossary, options.patterns)
     if unknown:
         raise click.ClickException(
-            f"no English page matches {', '.join(unknown)} (paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})"
+            f"no English page matches {', '.join(unknown)} "
+            f"(paths or globs under glossary/{SOURCE_LANG} or glossary/{TARGET_LANG})"
         )
     if options.comments_only:
         jobs = select_comment_jobs(glossary, options.patterns)

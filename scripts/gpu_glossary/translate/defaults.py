@@ -41,7 +41,10 @@ class Settings:
 
     @property
     def is_deepseek(self) -> bool:
-        """DeepSeek's API: its requests turn its 'thinking' mode off (extra time and tokens a translation does not need)."""
+        """DeepSeek's API: its requests turn its 'thinking' mode off.
+
+        Thinking costs extra time and tokens that a translation does not need.
+        """
         return "deepseek" in self.model.lower() or "deepseek" in self.base_url.lower()
 
     def scrub(self, text: str) -> str:

@@ -23,7 +23,7 @@ Output rules:
 - Use the terminology below for every term. On a term's first mention in the body write 中文术语（English term）; after a link the gloss follows it: [线程束](…)（warp）, never [线程束（warp）](…). Terms listed as kept in English stay in English. Keep code identifiers, API names, command names and units in English.
 - A CUDA kernel (a __global__ function) is 核函数; 内核 only means an operating-system kernel.
 - Text between placeholders on the lines of a code block is a code comment: translate it where it is, on its own line; never join, split, add or remove lines of code.
-- Do not add or remove content, facts or numbers. Write each number as the English writes it (digits stay digits)."""
+- Do not add or remove content, facts or numbers. Write each number as the English writes it (digits stay digits)."""  # noqa: E501 -- one line per rule, exactly as the model receives it
 
 
 def system_message(terminology: Terminology) -> str:
