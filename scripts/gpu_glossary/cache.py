@@ -35,6 +35,10 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar, cast
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def cache_dir() -> Path | None:
@@ -50,14 +54,20 @@ def fingerprint(packages: list[str], modules: list[ModuleType], *extra: str) -> 
     for name in packages:
         digest.update(f"{name}=={metadata.version(name)}\n".encode())
     for module in modules:
+        if module.__file__ is None:
+            raise ValueError(f"module {module.__name__} has no source file to fingerprint")
         digest.update(Path(module.__file__).read_bytes())
     for part in extra:
         digest.update(part.encode("utf-8") + b"\0")
     return digest.hexdigest()
 
 
-def memoize(namespace: str, key_parts: list[str], compute: Callable[[], object]):
-    """`compute()`'s JSON-able result, read from the cache when `key_parts` were seen before."""
+def memoize(namespace: str, key_parts: list[str], compute: Callable[[], T]) -> T:
+    """`compute()`'s result, read from the cache when `key_parts` were seen before.
+
+    The result must be JSON-able; a tuple in it comes back from disk as a list, so callers
+    unpack pairs rather than compare them.
+    """
     folder = cache_dir()
     if folder is None:
         return compute()
@@ -83,16 +93,20 @@ def memoize(namespace: str, key_parts: list[str], compute: Callable[[], object])
     return value
 
 
-_IN_MEMORY: list = []  # every cache made by in_memory(), for clear_caches()
+_IN_MEMORY: list[functools._lru_cache_wrapper[object]] = []  # every cache made by in_memory(), for clear_caches()
 
 
-def in_memory(maxsize: int) -> Callable:
-    """`functools.lru_cache(maxsize)`, emptied by `clear_caches()` with all the others."""
+def in_memory(maxsize: int) -> Callable[[F], F]:
+    """`functools.lru_cache(maxsize)`, emptied by `clear_caches()` with all the others.
 
-    def decorate(function: Callable) -> Callable:
+    The cached function keeps its signature for the type checker (lru_cache's wrapper would
+    accept any hashable arguments).
+    """
+
+    def decorate(function: F) -> F:
         cached = functools.lru_cache(maxsize=maxsize)(function)
         _IN_MEMORY.append(cached)
-        return cached
+        return cast(F, cached)
 
     return decorate
 

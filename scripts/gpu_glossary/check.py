@@ -168,8 +168,8 @@ class _HtmlCheck:
     def problems(self, page: Page) -> list[Problem]:
         settings = self.settings[page.lang]
 
-        def compute():
-            return [[p.line, p.message] for p in html_problems(page, shared_renderer(settings).html(page.body))]
+        def compute() -> list[tuple[int, str]]:
+            return [(p.line, p.message) for p in html_problems(page, shared_renderer(settings).html(page.body))]
 
         key = [_code_fingerprint(), json.dumps(settings, sort_keys=True), page.text]
         return [page.problem(line, message) for line, message in memoize("page-html", key, compute)]
@@ -252,11 +252,10 @@ def _check_code_of_translation(glossary: Glossary, page: Page) -> list[Problem]:
 def _check_translations(glossary: Glossary, lang: str) -> list[Problem]:
     problems = []
     for rel, english in glossary.pages[SOURCE_LANG].items():
-        status = glossary.translation_status(lang, rel)
-        if status == "missing":
+        translated = glossary.page(lang, rel)
+        if translated is None:
             problems.append(english.problem(1, f"no {lang} translation: glossary/{lang}/{rel} is missing", "warning"))
-        elif status == "stale":
-            translated = glossary.page(lang, rel)
+        elif glossary.translation_status(lang, rel) == "stale":
             line = translated.meta_lines.get(SOURCE_HASH_KEY, 1)
             problems.append(
                 translated.problem(

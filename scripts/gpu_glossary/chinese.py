@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import opencc
 
 # CJK Unified Ideographs and Extension A, where every character of Chinese prose lives.
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -23,7 +27,7 @@ LATIN = re.compile(r"[A-Za-z]")
 
 
 @cache
-def _to_simplified():
+def _to_simplified() -> opencc.OpenCC:
     import opencc  # loaded on first use: most commands never ask
 
     return opencc.OpenCC("t2s")

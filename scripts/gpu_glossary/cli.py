@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,12 @@ from gpu_glossary.page import SOURCE_HASH_KEY, with_front_matter
 from gpu_glossary.site.build import SiteBuildError, build_site
 from gpu_glossary.translate import defaults as translator_defaults
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, format_hashes, same_sections, section_hashes
+
+if TYPE_CHECKING:  # the example commands import these when they run: other commands start faster without them
+    from gpu_glossary.examples.blocks import Example
+    from gpu_glossary.examples.runner import RunOutcome
+    from gpu_glossary.examples.runs import Record, Runs
+    from gpu_glossary.glossary import Glossary
 
 
 def _root() -> Path:
@@ -167,11 +174,11 @@ def stamp(paths: tuple[Path, ...]) -> None:
             click.echo(f"{page.problems[0]}", err=True)
             failed = True
             continue
-        if glossary.page(SOURCE_LANG, rel) is None:
+        english = glossary.page(SOURCE_LANG, rel)
+        if english is None:
             click.echo(f"{page.display_path}: error: no English page glossary/{SOURCE_LANG}/{rel}", err=True)
             failed = True
             continue
-        english = glossary.page(SOURCE_LANG, rel)
         # Section hashes only where the sections line up; without them the next update is whole-page.
         hashes = format_hashes(section_hashes(english)) if same_sections(page, english) else None
         write_text_atomic(
@@ -267,25 +274,25 @@ def stamp(paths: tuple[Path, ...]) -> None:
     help="USD per million output tokens.",
 )
 def translate(
-    paths,
-    base_url,
-    model,
-    concurrency,
-    timeout,
-    run_timeout,
-    retries,
-    temperature,
-    max_chars,
-    force,
-    comments_only,
-    dry_run,
-    check_only,
-    prune,
-    yes,
-    report,
-    price_input,
-    price_cached,
-    price_output,
+    paths: tuple[str, ...],
+    base_url: str | None,
+    model: str | None,
+    concurrency: int,
+    timeout: float,
+    run_timeout: float,
+    retries: int,
+    temperature: float,
+    max_chars: int,
+    force: bool,
+    comments_only: bool,
+    dry_run: bool,
+    check_only: bool,
+    prune: bool,
+    yes: bool,
+    report: Path | None,
+    price_input: float,
+    price_cached: float,
+    price_output: float,
 ) -> None:
     """Translate English pages that have no Chinese page or a stale one (PATHS/globs limit the run).
 
@@ -397,7 +404,7 @@ def examples() -> None:
     """
 
 
-def _english_examples(root: Path):
+def _english_examples(root: Path) -> tuple[Glossary, list[Example]]:
     from gpu_glossary.examples.blocks import all_examples
 
     glossary = load_glossary(root)
@@ -407,7 +414,7 @@ def _english_examples(root: Path):
     return glossary, found
 
 
-def _load_runs_or_fail(root: Path):
+def _load_runs_or_fail(root: Path) -> Runs:
     """glossary/runs.yml, or the command stops with its located problems."""
     from gpu_glossary.examples.runs import load_runs
 
@@ -417,7 +424,7 @@ def _load_runs_or_fail(root: Path):
     return runs
 
 
-def _select_or_fail(found: list, selectors: tuple[str, ...]) -> list:
+def _select_or_fail(found: list[Example], selectors: tuple[str, ...]) -> list[Example]:
     from gpu_glossary.examples.runner import select
 
     chosen, unmatched = select(found, selectors)
@@ -428,7 +435,7 @@ def _select_or_fail(found: list, selectors: tuple[str, ...]) -> list:
     return chosen
 
 
-def _describe_run(record, current: bool) -> str:
+def _describe_run(record: Record, current: bool) -> str:
     from gpu_glossary.examples.runs import DRIFT_LIMIT, format_spread
 
     if not current:
@@ -546,7 +553,16 @@ def _drift_report(outcomes: list) -> None:
     show_default=True,
     help="Write the new outputs into the pages (both languages).",
 )
-def examples_run(selectors, gpu_count, compare, repeat, jobs, python, changed, apply_outputs) -> None:
+def examples_run(
+    selectors: tuple[str, ...],
+    gpu_count: int | None,
+    compare: bool,
+    repeat: int,
+    jobs: int | None,
+    python: str | None,
+    changed: bool,
+    apply_outputs: bool,
+) -> None:
     """Compile and run examples on this machine's GPUs and record what they print in glossary/runs.yml.
 
     SELECTORS: example ids (perf/memory-coalescing.md#coalescing), pages (perf/tiling.md) or
@@ -591,7 +607,7 @@ def examples_run(selectors, gpu_count, compare, repeat, jobs, python, changed, a
     )
     bar = tqdm(total=len(chosen), unit="example", file=sys.stderr, dynamic_ncols=True)
 
-    def progress(outcome) -> None:
+    def progress(outcome: RunOutcome) -> None:
         bar.set_postfix_str(f"{outcome.example.id}: {outcome.status}", refresh=False)
         bar.update(1)
         if not outcome.ok:

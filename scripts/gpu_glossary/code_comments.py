@@ -122,16 +122,16 @@ def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
     """(start, end) offsets in `code` of the words of each comment line: what a translation
     translates, without the comment's markers (`//`, `#`, `/*`, `*/`, a leading `*`) or the
     spaces around them; lines of a comment without a letter (`// ---`) are left out."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     offset = 0
     for token, value in _tokens(code, lang):
         if _is_comment(token):
             start = offset
             for line in value.split("\n"):
-                words = line[len(_MARKER.match(line).group(0)) :]
-                words = words[: len(words) - len(_CLOSING.search(words).group(0))]
+                after_marker = _MARKER.sub("", line, count=1)
+                words = _CLOSING.sub("", after_marker, count=1)
                 if LATIN.search(words) or HAN.search(words):
-                    begin = start + len(line) - len(line[len(_MARKER.match(line).group(0)) :])
+                    begin = start + len(line) - len(after_marker)
                     spans.append((begin, begin + len(words)))
                 start += len(line) + 1
         offset += len(value)

@@ -8,12 +8,15 @@ libyaml rejects is read again by the pure-Python loader, which raises the error 
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 
-C_LOADER = getattr(yaml, "CSafeLoader", None)
+# None where PyYAML was built without libyaml.
+C_LOADER: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 
 
-def compose_and_load(text: str, loader: type = yaml.SafeLoader):
+def compose_and_load(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> tuple[yaml.Node | None, Any]:
     """(node tree, data) of one YAML document: the nodes give line numbers, the data values."""
     if C_LOADER is not None:
         try:
@@ -23,7 +26,9 @@ def compose_and_load(text: str, loader: type = yaml.SafeLoader):
     return yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)
 
 
-def load(text: str, loader: type = yaml.SafeLoader, c_loader: type | None = C_LOADER):
+def load(
+    text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader, c_loader: type[yaml.CSafeLoader] | None = C_LOADER
+) -> Any:
     """The data of one YAML document (`c_loader`: libyaml's twin of `loader`, if it has its own constructors)."""
     if c_loader is not None:
         try:
@@ -49,7 +54,7 @@ def has_anchors_or_repeated_keys(text: str) -> bool:
     while pending:
         node = pending.pop()
         if isinstance(node, yaml.MappingNode):
-            first_lines: dict = {}
+            first_lines: dict[object, int] = {}
             for key, value in node.value:
                 identity = (key.tag, key.value) if isinstance(key, yaml.ScalarNode) else id(key)
                 if first_lines.setdefault(identity, key.start_mark.line) != key.start_mark.line:

@@ -29,24 +29,32 @@ def url_prefix(lang: str) -> str:
     return "" if lang == SOURCE_LANG else f"{lang}/"
 
 
+def _skip_tags(loader: type[yaml.constructor.SafeConstructor]) -> None:
+    """Read tagged values (!ENV, !!python/name:...) as null instead of executing the tags."""
+    loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
 class _TolerantLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml without executing its tags (!ENV, !!python/name:...)."""
+    """Reads mkdocs.yml without executing its tags."""
 
 
-class _TolerantCLoader(fast_yaml.C_LOADER or yaml.SafeLoader):
-    """The same through libyaml: 2 ms for mkdocs.yml instead of 22, and every command reads it."""
+_skip_tags(_TolerantLoader)
+_tolerant_c_loader: type[yaml.CSafeLoader] | None = None
+if fast_yaml.C_LOADER is not None:
 
+    class _TolerantCLoader(yaml.CSafeLoader):
+        """The same through libyaml: 2 ms for mkdocs.yml instead of 22, and every command reads it."""
 
-for _loader in (_TolerantLoader, _TolerantCLoader):
-    _loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    _loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    _skip_tags(_TolerantCLoader)
+    _tolerant_c_loader = _TolerantCLoader
 
 
 def read_mkdocs_config(path: Path) -> dict:
-    return fast_yaml.load(path.read_text(encoding="utf-8"), _TolerantLoader, _TolerantCLoader) or {}
+    return fast_yaml.load(path.read_text(encoding="utf-8"), _TolerantLoader, _tolerant_c_loader) or {}
 
 
-def nav_paths(nav) -> list[str]:
+def nav_paths(nav: object) -> list[str]:
     """Every Markdown path the navigation lists, in order."""
     found: list[str] = []
     if isinstance(nav, str):
@@ -110,6 +118,13 @@ class Glossary:
     def resolved_page(self, lang: str, rel: str) -> Page | None:
         """The page a reader of `lang` sees at `rel`: the translation, else the English page."""
         return self.page(lang, rel) or self.page(SOURCE_LANG, rel)
+
+    def require_resolved_page(self, lang: str, rel: str) -> Page:
+        """`resolved_page` where `rel` must exist (a listed page, a checked link or reading-path stop)."""
+        page = self.resolved_page(lang, rel)
+        if page is None:
+            raise LookupError(f"no page {rel} in glossary/{lang} or glossary/{SOURCE_LANG}")
+        return page
 
     def term_pages(self, lang: str) -> list[Page]:
         """Every term page a reader of `lang` sees (translated or English fallback), by path."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import xml.etree.ElementTree as etree
 
 from pymdownx.highlight import Highlight, HighlightExtension
 
@@ -25,23 +26,24 @@ class KeptHighlight(Highlight):
 
     def highlight(
         self,
-        src,
-        language,
-        css_class="highlight",
-        hl_lines=None,
-        linestart=-1,
-        linestep=-1,
-        linespecial=-1,
-        inline=False,
-        classes=None,
-        id_value="",
-        attrs=None,
-        title=None,
-        code_block_count=0,
-    ):
+        src: str,
+        language: str,
+        css_class: str = "highlight",
+        hl_lines: list[int] | None = None,
+        linestart: int = -1,
+        linestep: int = -1,
+        linespecial: int = -1,
+        inline: bool = False,
+        classes: list[str] | None = None,
+        id_value: str = "",
+        attrs: dict[str, str] | None = None,
+        title: str | None = None,
+        code_block_count: int = 0,
+    ) -> str | etree.Element:
+        """The highlighted block's HTML (an inline span comes back as pymdownx's <code> element)."""
         arguments = (css_class, hl_lines, linestart, linestep, linespecial, inline, classes, id_value, attrs, title)
 
-        def compute():
+        def compute() -> str | etree.Element:
             return super(KeptHighlight, self).highlight(src, language, *arguments, code_block_count)
 
         if inline or title:
@@ -61,11 +63,11 @@ class KeptHighlight(Highlight):
 class KeptHighlightExtension(HighlightExtension):
     """`pymdownx.highlight`, handing other extensions (superfences) the kept highlighter."""
 
-    def get_pymdownx_highlighter(self):
+    def get_pymdownx_highlighter(self) -> type[KeptHighlight]:
         return KeptHighlight
 
 
-def makeExtension(**kwargs) -> KeptHighlightExtension:  # the name Python-Markdown looks for
+def makeExtension(**kwargs: object) -> KeptHighlightExtension:  # the name Python-Markdown looks for
     return KeptHighlightExtension(**kwargs)
 
 

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from markdown import Extension
+from markdown import Extension, Markdown
 from markdown.treeprocessors import Treeprocessor
 
 from gpu_glossary.page import resolve_link
@@ -36,7 +36,7 @@ class GlossaryState:
     terms: dict[str, TermInfo] = field(default_factory=dict)  # "device-software/warp.md" -> info
     page_rel: str = ""
 
-    def abbreviation_pattern(self) -> re.Pattern | None:
+    def abbreviation_pattern(self) -> re.Pattern[str] | None:
         if not self.abbreviations:
             return None
         names = sorted(self.abbreviations, key=len, reverse=True)
@@ -46,7 +46,7 @@ class GlossaryState:
 
 
 class _GlossaryTreeprocessor(Treeprocessor):
-    def __init__(self, md, state: GlossaryState):
+    def __init__(self, md: Markdown, state: GlossaryState):
         super().__init__(md)
         self.state = state
 
@@ -69,29 +69,30 @@ class _GlossaryTreeprocessor(Treeprocessor):
             link.set("data-gg-title", info.title)
             link.set("data-gg-summary", info.summary)
 
-    def _wrap_abbreviations(self, element: etree.Element, pattern: re.Pattern) -> None:
+    def _wrap_abbreviations(self, element: etree.Element, pattern: re.Pattern[str]) -> None:
         if element.tag in _SKIP_TAGS:
             return
         children = list(element)
         for child in children:
             self._wrap_abbreviations(child, pattern)
-        pieces = self._split(element.text, pattern)
-        if pieces:
-            element.text = pieces[0]
-            for index, node in enumerate(pieces[1:]):
+        split = self._split(element.text, pattern)
+        if split:
+            element.text, nodes = split
+            for index, node in enumerate(nodes):
                 element.insert(index, node)
         for child in children:  # a child's tail is text of this element, even after <code> or <a>
-            pieces = self._split(child.tail, pattern)
-            if pieces:
-                child.tail = pieces[0]
+            split = self._split(child.tail, pattern)
+            if split:
+                child.tail, nodes = split
                 position = list(element).index(child)
-                for offset, node in enumerate(pieces[1:], start=1):
+                for offset, node in enumerate(nodes, start=1):
                     element.insert(position + offset, node)
 
-    def _split(self, text: str, pattern: re.Pattern):
-        """Text before the first match, then one <abbr> (its tail the following text) per match."""
+    def _split(self, text: str | None, pattern: re.Pattern[str]) -> tuple[str, list[etree.Element]] | None:
+        """Text before the first match, and one <abbr> (its tail the following text) per match;
+        None where the text has no abbreviation."""
         matches = list(pattern.finditer(text or ""))
-        if not matches:
+        if not text or not matches:
             return None
         head = text[: matches[0].start()]
         nodes = []
@@ -101,17 +102,17 @@ class _GlossaryTreeprocessor(Treeprocessor):
             end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
             abbr.tail = text[match.end() : end]
             nodes.append(abbr)
-        return [head, *nodes]
+        return head, nodes
 
 
 class GlossaryExtension(Extension):
     """Registered by the MkDocs plugin with a shared `GlossaryState`."""
 
-    def __init__(self, state: GlossaryState, **kwargs):
+    def __init__(self, state: GlossaryState, **kwargs: object):
         self.state = state
         super().__init__(**kwargs)
 
-    def extendMarkdown(self, md) -> None:
+    def extendMarkdown(self, md: Markdown) -> None:
         # After attr_list (8) has taken `{#id}` off headings, before toc (5) and before
         # MkDocs rewrites .md links (relpath, 0).
         md.treeprocessors.register(_GlossaryTreeprocessor(md, self.state), "gpu_glossary", 6)

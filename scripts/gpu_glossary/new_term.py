@@ -44,10 +44,10 @@ class NewTermError(ValueError):
     """Why a page cannot be created, in words a contributor can act on."""
 
 
-def _nav_lines(lines: list[str], section: str) -> list[int]:
-    """Indices of the nav lines that list pages of `section` (`      - perf/tiling.md`)."""
-    pattern = re.compile(rf"^\s*-\s+(?:[^:#]+:\s*)?{re.escape(section)}/[^\s#]+\.md\s*(?:#.*)?$")
-    return [index for index, line in enumerate(lines) if pattern.match(line)]
+def _nav_lines(lines: list[str], section: str) -> dict[int, str]:
+    """The nav lines that list pages of `section` (`      - perf/tiling.md`): index -> its indent and dash."""
+    pattern = re.compile(rf"^(\s*-\s+)(?:[^:#]+:\s*)?{re.escape(section)}/[^\s#]+\.md\s*(?:#.*)?$")
+    return {index: match.group(1) for index, line in enumerate(lines) if (match := pattern.match(line))}
 
 
 def insert_into_nav(config_text: str, section: str, rel: str, after: str | None = None) -> str:
@@ -63,9 +63,8 @@ def insert_into_nav(config_text: str, section: str, rel: str, after: str | None 
             raise NewTermError(f"--after: '{target}' is not in the nav of mkdocs.yml")
         position = matches[0]
     else:
-        position = listed[-1]
-    indent = re.match(r"^(\s*-\s+)", lines[position]).group(1)
-    lines.insert(position + 1, f"{indent}{rel}")
+        position = max(listed)
+    lines.insert(position + 1, f"{listed[position]}{rel}")
     return "\n".join(lines)
 
 

@@ -12,8 +12,10 @@ import copy
 import hashlib
 import posixpath
 import re
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import frontmatter
@@ -107,7 +109,7 @@ def with_source_hash(text: str, value: str) -> str:
     return with_front_matter(text, {SOURCE_HASH_KEY: value})
 
 
-def with_front_matter(text: str, values: dict) -> str:
+def with_front_matter(text: str, values: Mapping[str, object]) -> str:
     """The page text with each key set (or removed, where the value is None) in its front
     matter; every other line is left exactly as it was."""
     head, sep, rest = text.partition("\n---")
@@ -117,11 +119,9 @@ def with_front_matter(text: str, values: dict) -> str:
             head = existing.sub("", head, count=1)
             continue
         line = "\n" + yaml.safe_dump({key: value}, allow_unicode=True, width=1000).rstrip("\n")
-        head = (
-            existing.sub(lambda _, line=line: line, head, count=1)
-            if existing.search(head)
-            else head.rstrip("\n") + line
-        )
+        found = existing.search(head)
+        # Spliced in by position, not re.sub: the new line is literal text, backslashes included.
+        head = head[: found.start()] + line + head[found.end() :] if found else head.rstrip("\n") + line
     return head + sep + rest
 
 
@@ -151,39 +151,41 @@ def slugify_heading(text: str) -> str:
 # A page's body is read line by line by several checks (links, images, headings, HTML, the
 # translator's); each reading of the same body shares one split, cached by the body's text.
 @in_memory(maxsize=1024)
-def _fence_spans_in(body: str) -> tuple:
+def _fence_spans_in(body: str) -> tuple[tuple[int, int, re.Match[str]], ...]:
     """(opening index, closing index, opening match) of each fenced block, by body line.
 
     An unclosed fence runs to the end of the body: its closing index is len(lines).
     """
-    lines, spans = body.split("\n"), []
-    opened, opener = None, None
+    lines = body.split("\n")
+    spans: list[tuple[int, int, re.Match[str]]] = []
+    open_fence: tuple[int, re.Match[str]] | None = None  # (opening index, its match) while inside a block
     for index, line in enumerate(lines):
-        if opened is None:
+        if open_fence is None:
             opener = _FENCE_OPEN.match(line)
             if opener:
-                opened = index
+                open_fence = (index, opener)
         else:
+            opened, opener = open_fence
             fence, stripped = opener.group("fence"), line.strip()
             if stripped.startswith(fence) and set(stripped) == {fence[0]}:
                 spans.append((opened, index, opener))
-                opened = None
-    if opened is not None:
-        spans.append((opened, len(lines), opener))
+                open_fence = None
+    if open_fence is not None:
+        spans.append((open_fence[0], len(lines), open_fence[1]))
     return tuple(spans)
 
 
 @in_memory(maxsize=1024)
-def _lines_in(body: str) -> tuple:
+def _lines_in(body: str) -> tuple[tuple[int, str, bool], ...]:
     """(offset, line, in_code) of each body line."""
-    in_code = set()
+    in_code: set[int] = set()
     for first, last, _ in _fence_spans_in(body):
         in_code.update(range(first, last + 1))
     return tuple((offset, line, offset in in_code) for offset, line in enumerate(body.split("\n")))
 
 
 @in_memory(maxsize=1024)
-def _prose_in(body: str) -> tuple:
+def _prose_in(body: str) -> tuple[tuple[int, str], ...]:
     """(offset, line) of each line outside code, inline code masked."""
     return tuple((offset, mask_inline_code(line)) for offset, line, in_code in _lines_in(body) if not in_code)
 
@@ -242,12 +244,12 @@ class Page:
         return Problem(self.display_path, line, severity, message)
 
     # -- body structure -----------------------------------------------------------
-    def body_lines(self):
+    def body_lines(self) -> Iterator[tuple[int, str, bool]]:
         """Yield (line_number, line, in_code) for each body line; fences count as code."""
         for offset, line, in_code in _lines_in(self.body):
             yield self.body_line + offset, line, in_code
 
-    def prose_lines(self):
+    def prose_lines(self) -> Iterator[tuple[int, str]]:
         """Yield (line_number, line) for lines outside code, with inline code masked."""
         for offset, line in _prose_in(self.body):
             yield self.body_line + offset, line
@@ -335,7 +337,12 @@ def _headings_in(body: str, body_line: int) -> tuple[Heading, ...]:
 
 
 class FrontMatterRefused(yaml.MarkedYAMLError):
-    """Valid YAML that front matter does not accept; `problem` says why."""
+    """Valid YAML that front matter does not accept: `reason` says why, `line` (0-based) where."""
+
+    def __init__(self, reason: str, mark: yaml.Mark) -> None:
+        super().__init__(problem=reason, problem_mark=mark)
+        self.reason = reason
+        self.line = mark.line
 
 
 class _FrontMatterLoader(yaml.SafeLoader):
@@ -345,17 +352,17 @@ class _FrontMatterLoader(yaml.SafeLoader):
     silently keep the last value; both are refused with the line they are on.
     """
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise FrontMatterRefused(
-                problem="front matter may not use YAML anchors or aliases (&name, *name): write each value out",
-                problem_mark=event.start_mark,
+                "front matter may not use YAML anchors or aliases (&name, *name): write each value out",
+                event.start_mark,
             )
         return super().compose_node(parent, index)
 
-    def construct_mapping(self, node, deep=False):
-        first_lines: dict = {}
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        first_lines: dict[Hashable, int] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
             try:
@@ -364,14 +371,14 @@ class _FrontMatterLoader(yaml.SafeLoader):
                 continue  # an unhashable key: construct_mapping below reports it
             if seen != key_node.start_mark.line:
                 raise FrontMatterRefused(
-                    problem=f"front matter has the key '{key}' twice (first on line {seen + 1}): keep one",
-                    problem_mark=key_node.start_mark,
+                    f"front matter has the key '{key}' twice (first on line {seen + 1}): keep one",
+                    key_node.start_mark,
                 )
         return super().construct_mapping(node, deep)
 
 
 def _meta_key_lines(front: str, first_line: int) -> dict[str, int]:
-    lines = {}
+    lines: dict[str, int] = {}
     for offset, line in enumerate(front.split("\n")):
         match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
         if match:
@@ -391,7 +398,7 @@ def _front_matter_data(front: str) -> tuple[object, tuple[int, str] | None]:
             return yaml.load(front, Loader=_FrontMatterLoader), None  # raises with the line and reason
         return fast_yaml.load(front, _FrontMatterLoader), None
     except FrontMatterRefused as exc:
-        return None, (1 + exc.problem_mark.line, exc.problem)
+        return None, (1 + exc.line, exc.reason)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         reason = getattr(exc, "problem", None) or str(exc).split("\n")[0]

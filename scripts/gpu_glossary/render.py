@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 import markdown
 
@@ -24,7 +25,7 @@ from gpu_glossary.markdown_ext import GlossaryExtension, GlossaryState
 MKDOCS_BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
 
 
-def _extension_mapping(value) -> dict[str, dict]:
+def _extension_mapping(value: Any) -> dict[str, dict]:  # value: as read from YAML
     """markdown_extensions as MkDocs accepts it (a mapping, or a list of names and one-key mappings)."""
     items = (
         value.items()

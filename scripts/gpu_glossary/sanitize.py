@@ -172,7 +172,7 @@ class _StartTags(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.found: list[Element] = []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         first: dict[str, str] = {}
         for name, value in attrs:
             first.setdefault(name, value or "")
@@ -348,6 +348,6 @@ def cached_html_problems(page: Page, html: str) -> list[Problem]:
     found = memoize(
         "built-html",
         [_fingerprint(), page.display_path, page.text, html],
-        lambda: [[p.line, p.message] for p in html_problems(page, html)],
+        lambda: [(p.line, p.message) for p in html_problems(page, html)],
     )
     return [page.problem(line, message) for line, message in found]

@@ -76,7 +76,7 @@ def load_terminology(path: Path) -> Terminology:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
         raise TerminologyError(path, line, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("terms"), list):
+    if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict) or not isinstance(data.get("terms"), list):
         raise TerminologyError(path, 1, "expected a mapping with a 'terms' list")
     term_nodes = next((v for k, v in node.value if k.value == "terms"), None)
     result = Terminology(keep_english=[str(x) for x in data.get("keep_english") or []])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -308,7 +309,7 @@ def _hash(example: Example, code: str, programs: list[Example]) -> str:
     return _digest(example.kind, code, flags, args, str(example.exit_code), *launch, *depends)
 
 
-def all_examples(pages) -> tuple[list[Example], list[Problem]]:
+def all_examples(pages: Iterable[Page]) -> tuple[list[Example], list[Problem]]:
     """The runnable blocks of many pages (the English ones are the source of truth)."""
     examples: list[Example] = []
     problems: list[Problem] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -66,30 +66,30 @@ class _Canvas:
         colour: str = MUTED,
         anchor: str = "middle",
         extra: str = "",
-    ):
+    ) -> None:
         self.parts.append(
             f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"{extra}>'
             f"{escape(label)}</text>"
         )
 
-    def line(self, x1, y1, x2, y2, colour: str, width: float = 1.0, dash: str = ""):
+    def line(self, x1: float, y1: float, x2: float, y2: float, colour: str, width: float = 1.0, dash: str = "") -> None:
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
         self.parts.append(
             f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
             f'stroke="{colour}" stroke-width="{width}"{dashed}/>'
         )
 
-    def polyline(self, points, colour: str, width: float = 2.5, dash: str = ""):
+    def polyline(self, points: Iterable[tuple[float, float]], colour: str, width: float = 2.5, dash: str = "") -> None:
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
         self.parts.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="{width}"{dashed}/>')
 
-    def dot(self, x: float, y: float, colour: str):
+    def dot(self, x: float, y: float, colour: str) -> None:
         self.parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#fbe9d7" stroke="{colour}" stroke-width="2"/>'
         )
 
-    def frame(self, x_label: str, y_label: str):
+    def frame(self, x_label: str, y_label: str) -> None:
         self.line(LEFT, BOTTOM, WIDTH - RIGHT, BOTTOM, MUTED, 1.2)
         self.line(LEFT, TOP, LEFT, BOTTOM, MUTED, 1.2)
         self.text((LEFT + WIDTH - RIGHT) / 2, BOTTOM + 46, x_label)
@@ -99,7 +99,7 @@ class _Canvas:
         return "\n".join(self.parts + ["</svg>"]) + "\n"
 
 
-def _scale(low: float, high: float, start: float, end: float, log: bool):
+def _scale(low: float, high: float, start: float, end: float, log: bool) -> Callable[[float], float]:
     def to(value: float) -> float:
         if log:
             value, low_, high_ = math.log10(value), math.log10(low), math.log10(high)
@@ -378,8 +378,9 @@ def chart_files(runs: Runs) -> dict[str, str]:
     """Every chart variant's file name (light, dark, Chinese) and SVG text, from the recorded runs."""
     files: dict[str, str] = {}
     for chart in CHARTS:
-        records = [runs.get(chart.example_id, device) for device in chart.devices]
-        missing = [device for device, record in zip(chart.devices, records, strict=True) if record is None]
+        found = {device: runs.get(chart.example_id, device) for device in chart.devices}
+        records = [record for record in found.values() if record is not None]
+        missing = [device for device, record in found.items() if record is None]
         if missing:
             raise PlotError(f"{chart.name}: no recorded run of {chart.example_id} on {', '.join(missing)}")
         for lang, suffix in (("en", ""), ("zh", ".zh")):

@@ -61,7 +61,7 @@ def format_spread(spread: float) -> str:
     return f"{percent:.0f}%" if percent >= 1 or percent == 0 else f"{percent:.1f}%"
 
 
-def _parse_spread(value) -> float:
+def _parse_spread(value: object) -> float:
     text = str(value).strip()
     if not text.endswith("%"):
         raise ValueError(f"spread {text!r} is not a percentage like '12%'")
@@ -100,7 +100,7 @@ class _RunsDumper(yaml.SafeDumper):
     """Multi-line text as `|` blocks, so a diff of runs.yml reads like the programs' output."""
 
 
-def _represent_text(dumper, value: str):
+def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 

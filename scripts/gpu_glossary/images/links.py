@@ -79,9 +79,14 @@ class ImageRef:
         return urlsplit(self.target).fragment
 
     def resolved(self) -> str | None:
-        """Where a local image points, relative to the site root (`images/x.svg`)."""
+        """Where a local image points, relative to the site root (`images/x.svg`); None for a
+        remote or legacy link."""
         if self.is_remote or self.target.startswith(LEGACY_SCHEME):
             return None
+        return self.local_path()
+
+    def local_path(self) -> str:
+        """`resolved()` for a link known to be local."""
         path = urlsplit(self.target).path
         if path.startswith("/"):
             return posixpath.normpath(path.lstrip("/"))
@@ -207,7 +212,7 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
                 )
             )
             continue
-        site_path = ref.resolved()
+        site_path = ref.local_path()  # remote and legacy links were reported above
         file = image_file(glossary, site_path)
         if file is None or not file.is_file():
             fixable = _find_by_name(glossary, site_path)
@@ -222,7 +227,7 @@ def _check_page(glossary: Glossary, page: Page) -> list[Problem]:
             continue
         dark_site = posixpath.join(posixpath.dirname(site_path), variant(file.name, page.lang, dark=True))
         dark_file = image_file(glossary, dark_site)
-        if ref.fragment != LIGHT[1:] or (dark_site, DARK[1:]) not in shown or not dark_file.is_file():
+        if ref.fragment != LIGHT[1:] or (dark_site, DARK[1:]) not in shown or not (dark_file and dark_file.is_file()):
             problems.append(
                 page.problem(
                     ref.line,
@@ -320,7 +325,7 @@ def _repaired_target(glossary: Glossary, page: Page, ref: ImageRef) -> str | Non
     else:
         site_path = ref.resolved()
         here = image_file(glossary, site_path)
-        if here is not None and here.is_file() and not parts.path.startswith("/"):
+        if site_path is not None and here is not None and here.is_file() and not parts.path.startswith("/"):
             name = site_path.removeprefix(f"{IMAGES}/")
         elif not (glossary.images_dir / name).is_file():
             return None

@@ -11,6 +11,7 @@ entity is expanded ("billion laughs").
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 from xml.parsers import expat
 
 # Elements that run script or embed a document that can.
@@ -66,10 +67,10 @@ def svg_problems(data: bytes) -> list[tuple[int, str]]:
                 (line(), "a <style> in a diagram loads from elsewhere (url() or @import): use url(#id) only")
             )
 
-    def entity(name, *_):
+    def entity(name: str, *_: object) -> NoReturn:
         raise _Refused(f"the diagram declares the entity '{name}': DTDs and entities are not allowed")
 
-    def external(*_):
+    def external(*_: object) -> NoReturn:
         raise _Refused("the diagram refers to an external entity: DTDs and entities are not allowed")
 
     def instruction(target: str, data: str) -> None:

@@ -38,7 +38,7 @@ def _mkdocs_args(root: Path, lang: str, out_dir: Path) -> list[str]:
     return ["build", "--quiet", "--strict", "-f", str(root / CONFIGS[lang]), "-d", str(out_dir)]
 
 
-def build_process_context() -> multiprocessing.context.BaseContext:
+def build_process_context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
     """Where build processes come from: forked from a server that imported the main script and
     `mkdocs_preload` (started by this process's first build; it ends with this process).
     Where there is no fork server (Windows), each build process imports what it needs."""
@@ -90,7 +90,7 @@ def build_site(
     def log_of(lang: str) -> Path:  # what the language's build printed
         return staging / f"{lang}.log"
 
-    def finish(lang: str, process: multiprocessing.Process, began: float) -> None:
+    def finish(lang: str, process: multiprocessing.process.BaseProcess, began: float) -> None:
         process.join()
         per_language[lang] = time.perf_counter() - began
         if process.exitcode != 0:

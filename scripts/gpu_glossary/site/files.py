@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
@@ -25,7 +26,7 @@ class ExtraFiles:
 
 
 def add_extra_files(
-    files: Files, config, glossary: Glossary, lang: str, terminology: Terminology, path_stops: list[str]
+    files: Files, config: MkDocsConfig, glossary: Glossary, lang: str, terminology: Terminology, path_stops: list[str]
 ) -> ExtraFiles:
     images = glossary.images_dir
     for image in sorted(images.rglob("*")) if images.is_dir() else []:

@@ -73,7 +73,14 @@ Builder = Callable[[set[Path] | None], str]
 class LivePreview:
     """Owns the site folder: builds it, rebuilds on edits, and answers 'has it changed?'."""
 
-    def __init__(self, root: Path, site_dir: Path, site_url: str, log=None, builder: Builder | None = None):
+    def __init__(
+        self,
+        root: Path,
+        site_dir: Path,
+        site_url: str,
+        log: Callable[[str], None] | None = None,
+        builder: Builder | None = None,
+    ):
         self.root = root
         self.site_dir = site_dir
         self.site_url = site_url

@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import html
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page as MkDocsPage
+from mkdocs.utils.templates import TemplateContext
 
 from gpu_glossary.check import check_glossary
 from gpu_glossary.examples.runs import Runs, load_runs
@@ -75,13 +79,25 @@ class GlossaryPluginConfig(Config):
     branch = config_options.Type(str, default="main")
 
 
+class _Context(TemplateContext, total=False):
+    """MkDocs' template context with what our overrides read."""
+
+    gg: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """What on_config reads for each build."""
+
+    glossary: Glossary
+    terminology: Terminology
+    runs: Runs
+
+
 class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
-    def __init__(self):
-        # What the glossary is, read in on_config for each build.
+    def __init__(self) -> None:
         self.lang = SOURCE_LANG
-        self.glossary: Glossary | None = None
-        self.terminology: Terminology | None = None
-        self.runs: Runs | None = None
+        self._loaded: _Loaded | None = None  # the glossary, read in on_config
         self.root_site_url = ""
         self.path_stops: list[str] = []  # the reading path's pages (glossary/reading-path.yml)
         # What our Markdown extension reads. Besides the terms, the page being rendered: set
@@ -103,18 +119,35 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.env: jinja2.Environment | None = None
         self._search_jieba_before: object = _UNSET  # Material's module variable, restored on shutdown
 
+    def _read(self) -> _Loaded:
+        if self._loaded is None:
+            raise PluginError("the gpu_glossary plugin's hooks ran before its on_config read the glossary")
+        return self._loaded
+
+    @property
+    def glossary(self) -> Glossary:
+        return self._read().glossary
+
+    @property
+    def terminology(self) -> Terminology:
+        return self._read().terminology
+
+    @property
+    def runs(self) -> Runs:
+        return self._read().runs
+
     @event_priority(100)
-    def on_config(self, config):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.lang = config.theme.get("language") or SOURCE_LANG
         if self.lang not in LANGUAGES:
             raise PluginError(f"theme.language '{self.lang}' is not one of the glossary's languages {LANGUAGES}")
         root = Path(config.config_file_path).resolve().parent
-        self.glossary = load_glossary(root)
+        glossary = load_glossary(root)
         try:
-            self.terminology = load_terminology(self.glossary.terminology_path)
+            terminology = load_terminology(glossary.terminology_path)
         except TerminologyError as exc:
             raise PluginError(str(exc)) from None
-        self.runs = load_runs(root)
+        self._loaded = _Loaded(glossary, terminology, load_runs(root))
         # The sanitizer's verdict waits for on_page_content, which judges the HTML really built.
         _refuse(
             [
@@ -139,10 +172,11 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         previous = segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
         if self._search_jieba_before is _UNSET:
             self._search_jieba_before = previous
-        config.markdown_extensions.append(GlossaryExtension(self.state))
+        # MkDocs types the list as extension names; Python-Markdown takes instances too.
+        config.markdown_extensions.append(GlossaryExtension(self.state))  # type: ignore[arg-type]
         return config
 
-    def on_pre_build(self, config) -> None:
+    def on_pre_build(self, config: MkDocsConfig) -> None:
         self.extra = ExtraFiles()
         self.backlinks = {}
         self.nav_order = []
@@ -152,13 +186,13 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.unsafe_html = []
         self.llms_parts = {}
 
-    def on_files(self, files: Files, config) -> Files:
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.files = files
         self.extra = add_extra_files(files, config, self.glossary, self.lang, self.terminology, self.path_stops)
         self.backlinks = index_terms(self.glossary, self.lang, self.state)
         return files
 
-    def on_nav(self, nav, config, files):
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """Section titles come from each section's index page, so they follow the language."""
         self.nav = nav
         self.nav_order = [page.file.src_uri for page in nav.pages]
@@ -174,7 +208,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
                     item.title = model.title
         return nav
 
-    def on_page_markdown(self, markdown: str, page, config, files) -> str:
+    def on_page_markdown(self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         rel = page.file.src_uri
         self.state.page_rel = rel
         if rel in self.extra.untranslated:
@@ -189,13 +223,13 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             markdown = with_referenced_by(markdown, rel, self.backlinks[rel], self.glossary, self.lang)
         return markdown
 
-    def on_page_content(self, html: str, page, config, files) -> str:
+    def on_page_content(self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         """Publish only what the sanitizer allows; anything it removes fails the build (on_env)."""
         html = lighten_code_spans(html)
         self.unsafe_html.extend(cached_html_problems(self._source_page(page.file.src_uri), html))
         return sanitize(html)
 
-    def on_env(self, env, config, files):
+    def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
         """Every page is rendered by now and nothing is written yet: refuse unsafe HTML here.
         No template is compiled yet either: they may come compiled from an earlier build."""
         self.refuse_unsafe_html()
@@ -207,34 +241,40 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         problems, self.unsafe_html = sorted(set(self.unsafe_html), key=lambda p: (p.path, p.line, p.message)), []
         _refuse(problems, "pages' HTML")
 
-    def on_page_context(self, context, page, config, nav):
+    def on_page_context(
+        self, context: TemplateContext, page: MkDocsPage, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
         rel = page.file.src_uri
         if rel in self.extra.untranslated:
             page.edit_url = edit_url(config, self.config.branch, SOURCE_LANG, rel)
         elif rel in self.extra.generated:
             page.edit_url = None
-        context["gg"] = template_data(
+        gg = template_data(
             config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
         )
-        context["gg"]["report_url"] = report_url(config, self.lang, page)
-        self._describe(page, rel, config, context["gg"])
-        self._place_on_path(page, rel, context["gg"])
+        gg["report_url"] = report_url(config, self.lang, page)
+        self._describe(page, rel, config, gg)
+        self._place_on_path(page, rel, gg)
         self.site_pages[rel] = page
         self._index_for_search(page, rel)
-        return context
+        ours: _Context = {**context, "gg": gg}
+        return ours
 
-    def on_template_context(self, context, template_name, config):
-        context["gg"] = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".", None, None)
-        return context
+    def on_template_context(
+        self, context: TemplateContext, template_name: str, config: MkDocsConfig
+    ) -> TemplateContext:
+        gg = template_data(config, self.lang, self.root_site_url, context.get("base_url") or ".", None, None)
+        ours: _Context = {**context, "gg": gg}
+        return ours
 
-    def on_post_page(self, output: str, page, config) -> str:
+    def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
         return with_policy(output)
 
-    def on_post_template(self, output_content: str, template_name: str, config) -> str:
+    def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         return with_policy(output_content) if template_name.endswith(".html") else output_content
 
     @event_priority(-50)  # after Material's search plugin has written its index
-    def on_post_build(self, config) -> None:
+    def on_post_build(self, config: MkDocsConfig) -> None:
         site_dir = Path(config.site_dir)
         patch_alternate_lookup(site_dir)
         self.write_search_index(site_dir)
@@ -249,7 +289,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         """Our search index (search_index.py) of the pages built so far, Material's replaced."""
         write_search_index(site_dir / INDEX_PATH, self.lang, list(self.search_pages.values()))
 
-    def write_llms_files(self, config, site_dir: Path, rels: set[str] | None = None) -> None:
+    def write_llms_files(self, config: MkDocsConfig, site_dir: Path, rels: set[str] | None = None) -> None:
         """llms.txt, llms-full.txt and the Markdown twins of `rels` (default: every page)."""
         order = {rel: index for index, rel in enumerate(self.nav_order)}
         pages = []
@@ -268,7 +308,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             self.llms_parts,
         )
 
-    def _place_on_path(self, page, rel: str, gg: dict) -> None:
+    def _place_on_path(self, page: MkDocsPage, rel: str, gg: dict[str, Any]) -> None:
         """A stop of the reading path shows its place on it, and its Next and Previous (the
         footer, the `n` and `p` keys) follow the path instead of the sidebar."""
         stops = stops_by_page(self.path_stops)
@@ -282,7 +322,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if stop.next:
             page.next_page = self.nav_pages.get(stop.next, page.next_page)
 
-    def _describe(self, page, rel: str, config, gg: dict) -> None:
+    def _describe(self, page: MkDocsPage, rel: str, config: MkDocsConfig, gg: dict[str, Any]) -> None:
         """The page's own summary as its description, its title and social tags (seo.py)."""
         model = self._source_page(rel)
         if model.summary:  # Material writes <meta name="description"> from it, as it is: escaped here
@@ -298,7 +338,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             gg["alternates"],
         )
 
-    def _index_for_search(self, page, rel: str) -> None:
+    def _index_for_search(self, page: MkDocsPage, rel: str) -> None:
         if rel in self.extra.untranslated:  # English text stays out of the Chinese index
             self.search_pages.pop(rel, None)  # the live preview may rebuild a page that lost its translation
             return
@@ -320,4 +360,4 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         generated = self.extra.generated.get(rel)
         if generated is not None:
             return parse_page(generated, Path(rel), f"{rel} (generated by the gpu_glossary plugin)", rel, self.lang)
-        return self.glossary.resolved_page(self.lang, rel)
+        return self.glossary.require_resolved_page(self.lang, rel)

@@ -28,10 +28,12 @@ import logging
 import shutil
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.check import check_glossary
@@ -41,6 +43,21 @@ from gpu_glossary.page import Page, parse_page, read_page
 from gpu_glossary.site.build import SiteBuildError, build_process_context, install_languages
 from gpu_glossary.site.term_index import backlinks, link_targets
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
+
+if TYPE_CHECKING:
+    import jinja2
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.nav import Navigation
+    from mkdocs.structure.pages import Page as MkDocsPage
+
+    from gpu_glossary.site.plugin import GlossaryPlugin
+
+# What the server asks a worker: a whole build into a folder, or an update of edited pages
+# ({(lang, rel): text}, the rels to rebuild, the served folder); None asks it to stop.
+Request = tuple[Literal["whole"], str] | tuple[Literal["update"], dict[tuple[str, str], str], list[str], str]
+# ("ok", seconds), or ("failed", the build's messages) or ("error", a traceback).
+Reply = tuple[str, float | str]
 
 SHARED_KEYS = ("title", "summary", "abbreviation", "aliases")  # front matter that other pages show
 
@@ -179,9 +196,11 @@ class PreviewBuilder:
             old = before.page(edited_lang, rel)
             if edited_lang != lang and edited_lang != SOURCE_LANG:
                 continue  # another translation: not shown here
-            if (old is None) != (page is None):
+            if old is None and page is None:
+                continue
+            if old is None or page is None:
                 return False  # a page added or removed: navigation, index, links
-            if page is None or old.text == page.text:
+            if old.text == page.text:
                 continue
             if _shared(old) != _shared(page):
                 return False  # its title or summary shows on other pages
@@ -232,6 +251,7 @@ class PreviewBuilder:
         texts = {key: page.text for key, page in plan.edited.items() if page is not None}
         asked = []
         for lang in LANGUAGES:
+            request: Request
             if lang in plan.whole:
                 request = ("whole", str(self.staging / lang))
             elif plan.edited:
@@ -251,7 +271,7 @@ class PreviewBuilder:
         failures: list[str] = []
         for _, status, detail in replies:
             if status == "failed":
-                failures.extend(line for line in detail.split("\n") if line not in failures)
+                failures.extend(line for line in str(detail).split("\n") if line not in failures)
         if failures:
             self._stale |= plan.whole  # their builds are not the served site
             raise SiteBuildError("\n".join(failures))
@@ -284,14 +304,14 @@ class _Worker:
         self.process.start()
         child.close()
 
-    def send(self, request: tuple) -> None:
+    def send(self, request: Request) -> None:
         try:
             self.connection.send(request)
         except OSError as exc:  # the process is gone
             self.process.join(timeout=1)
             raise RuntimeError(f"the process ended (exit code {self.process.exitcode}): {exc}") from exc
 
-    def receive(self) -> tuple[str, object]:
+    def receive(self) -> Reply:
         try:
             return self.connection.recv()
         except EOFError:
@@ -307,7 +327,7 @@ class _Worker:
 
 
 # -- in a worker process -----------------------------------------------------------------
-def serve_language(root: str, lang: str, site_url: str, connection) -> None:
+def serve_language(root: str, lang: str, site_url: str, connection: Connection) -> None:
     """A worker process: keep `lang`'s site in memory and answer the server's requests (a
     whole build, or an update of edited pages) until it sends None or goes away."""
     import os
@@ -320,12 +340,13 @@ def serve_language(root: str, lang: str, site_url: str, connection) -> None:
     try:
         while True:
             try:
-                request = connection.recv()
+                request: Request | None = connection.recv()
             except EOFError:
                 return
             if request is None:
                 return
             started = time.perf_counter()
+            reply: Reply
             try:
                 if request[0] == "whole":
                     site.build_whole(Path(request[1]))
@@ -352,7 +373,7 @@ class _Messages(logging.Handler):
         message = record.getMessage()
         self.lines.append(message if record.levelno >= logging.ERROR else f"warning: {message}")
 
-    def text(self, error: BaseException | None = None) -> str:
+    def text(self, error: BaseException | str | None = None) -> str:
         return "\n".join([*self.lines, *([str(error)] if error and str(error) not in self.lines else [])])
 
 
@@ -375,11 +396,21 @@ class LanguageSite:
 
     def __init__(self, root: Path, lang: str):
         self.root, self.lang = root, lang
-        self.config = None  # MkDocs' configuration of the last whole build, with its plugins
+        self.config: MkDocsConfig | None = None  # MkDocs' configuration of the last whole build, with its plugins
+
+    def _built_config(self) -> MkDocsConfig:
+        if self.config is None:
+            raise SiteBuildError(f"no whole build of {CONFIGS[self.lang]} to update")
+        return self.config
 
     @property
-    def plugin(self):
-        return self.config.plugins["gpu_glossary"]
+    def plugin(self) -> GlossaryPlugin:
+        from gpu_glossary.site.plugin import GlossaryPlugin
+
+        plugin = self._built_config().plugins["gpu_glossary"]
+        if not isinstance(plugin, GlossaryPlugin):
+            raise SiteBuildError(f"{CONFIGS[self.lang]} does not use the gpu_glossary plugin")
+        return plugin
 
     def build_whole(self, out_dir: Path) -> None:
         """MkDocs' whole build into `out_dir`, as `mkdocs build --strict` makes it; kept."""
@@ -408,20 +439,20 @@ class LanguageSite:
             path = glossary.lang_dir(lang) / rel
             glossary.pages[lang][rel] = parse_page(text, path, path.relative_to(self.root).as_posix(), rel, lang)
         self.plugin.backlinks = backlinks(glossary, self.lang)
-        config, files = self.config, self.plugin.files
-        pages = [files.get_file_from_path(rel).page for rel in sorted(rels)]
+        config, files, nav, env = self._built_config(), self.plugin.files, self.plugin.nav, self.plugin.env
+        if files is None or nav is None or env is None:
+            raise SiteBuildError(f"the last build of {CONFIGS[self.lang]} did not get as far as its pages")
+        pages = [_built_page(files, rel) for rel in sorted(rels)]
         written: list[tuple[str, str]] = []  # (path in the site, HTML)
         with _captured() as messages:
             try:
                 for page in pages:
-                    page.file.content_string = glossary.resolved_page(self.lang, page.file.src_uri).text
+                    page.file.content_string = glossary.require_resolved_page(self.lang, page.file.src_uri).text
                     _populate_page(page, config, files)
                 self.plugin.refuse_unsafe_html()
                 doc_files = files.documentation_pages(inclusion=InclusionLevel.is_included)
                 for page in pages:
-                    written.append(
-                        (page.file.dest_uri, _page_html(page, config, doc_files, self.plugin.nav, self.plugin.env))
-                    )
+                    written.append((page.file.dest_uri, _page_html(page, config, doc_files, nav, env)))
                     page.validate_anchor_links(files=files, log_level=config.validation.links.anchors)
             except MkDocsException as exc:
                 raise SiteBuildError(messages.text(exc)) from None
@@ -438,7 +469,17 @@ class LanguageSite:
             self.config = None
 
 
-def _page_html(page, config, doc_files, nav, env) -> str:
+def _built_page(files: Files, rel: str) -> MkDocsPage:
+    """The page MkDocs built from `rel` in the last whole build."""
+    file = files.get_file_from_path(rel)
+    if file is None or file.page is None:
+        raise SiteBuildError(f"{rel} was not a page of the last whole build")
+    return file.page
+
+
+def _page_html(
+    page: MkDocsPage, config: MkDocsConfig, doc_files: Sequence[File], nav: Navigation, env: jinja2.Environment
+) -> str:
     """A page's HTML as MkDocs' build writes it (mkdocs.commands.build._build_page, which
     also writes the file: the preview writes it atomically into the served site)."""
     from mkdocs.commands.build import get_context

@@ -42,7 +42,7 @@ def path_page(glossary: Glossary, lang: str, stops: list[str]) -> str:
     out.append(words["path_intro"] + "\n\n")
     colon = "：" if lang == "zh" else ": "
     for rel in stops:
-        page = glossary.resolved_page(lang, rel)
+        page = glossary.require_resolved_page(lang, rel)
         out.append(f"1. **[{escape_markdown(page.title)}]({rel})**{colon}{escape_markdown(page.summary)}\n")
     return "".join(out)
 
@@ -54,7 +54,7 @@ def marker(glossary: Glossary, lang: str, rel: str, stop: Stop) -> dict:
         if target is None:
             return None
         href = posixpath.relpath(target.removesuffix(".md") + "/", posixpath.dirname(rel.removesuffix(".md") + "/"))
-        return {"href": href + "/", "title": glossary.resolved_page(lang, target).title}
+        return {"href": href + "/", "title": glossary.require_resolved_page(lang, target).title}
 
     path_href = posixpath.relpath("path/", posixpath.dirname(rel.removesuffix(".md") + "/")) + "/"
     return {

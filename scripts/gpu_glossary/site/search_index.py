@@ -21,6 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from gpu_glossary.atomic import write_text_atomic
+from gpu_glossary.page import Page
 
 INDEX_PATH = "search/search_index.json"
 FORMAT = 1
@@ -152,7 +153,7 @@ def page_weight(kind: str, referrers: int) -> float:
     return 0.6 if kind == "overview" else 0.3
 
 
-def term_names(model, english) -> list[str]:
+def term_names(model: Page, english: Page | None) -> list[str]:
     """Every name a reader may search a page by: its title, the English title, the
     abbreviation and the aliases, each once."""
     aliases = model.meta.get("aliases") or []
@@ -160,7 +161,9 @@ def term_names(model, english) -> list[str]:
     return list(dict.fromkeys(str(name) for name in names if name))
 
 
-def search_page(url: str, html: str, model, english, kind: str, referrers: int, section: str) -> SearchPage:
+def search_page(
+    url: str, html: str, model: Page, english: Page | None, kind: str, referrers: int, section: str
+) -> SearchPage:
     """One page's entry from its built article HTML and its page model."""
     return SearchPage(
         url=url,

@@ -10,8 +10,10 @@ a question would not read naturally, and the title is the term.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from gpu_glossary.glossary import LANGUAGES
+from gpu_glossary.page import Page
 
 LOCALES = {"en": "en_US", "zh": "zh_CN"}
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -29,14 +31,14 @@ def first_sentence(body: str) -> str:
     return ""
 
 
-def _names(model, english) -> list[str]:
+def _names(model: Page, english: Page | None) -> list[str]:
     names = [model.title, model.abbreviation, *(model.meta.get("aliases") or [])]
     if english is not None:
         names.append(english.title)
     return [str(n).casefold() for n in names if n]
 
 
-def question_title(model, english, lang: str) -> str | None:
+def question_title(model: Page, english: Page | None, lang: str) -> str | None:
     """ "What is a warp?" for a term page whose first sentence opens "A warp is"; None when the
     sentence is shaped otherwise or the page is not a term."""
     if not model.section or model.is_index:
@@ -65,8 +67,14 @@ def question_title(model, english, lang: str) -> str | None:
 
 
 def page_meta(
-    model, english, lang: str, site_name: str, site_description: str, url: str, alternates: list[dict]
-) -> dict:
+    model: Page,
+    english: Page | None,
+    lang: str,
+    site_name: str,
+    site_description: str,
+    url: str,
+    alternates: list[dict[str, Any]],
+) -> dict[str, Any]:
     """The <title>, description and social tags of one page (`url`: its absolute address)."""
     is_home = not model.section and model.rel == "index.md"
     question = question_title(model, english, lang)

@@ -22,6 +22,10 @@ import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from gpu_glossary.site.live import LivePreview
 
 _COMPRESSIBLE = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
 LIVE_PREFIX = "/__live/"  # the live preview's own addresses (not part of the site)
@@ -64,16 +68,16 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     # connections. HTTP/1.0 (the standard library's default) closes each after one response,
     # so every file would cost a new connection and a new thread.
     protocol_version = "HTTP/1.1"
-    live = None  # a live.LivePreview when `make site` watches for edits
+    live: LivePreview | None = None  # when `make site` watches for edits
     _cache_control_sent = False  # by this response, so far (end_headers adds the default otherwise)
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         if self.live is not None and self.path.startswith(LIVE_PREFIX):
-            self._send_live()
+            self._send_live(self.live)
         else:
             super().do_GET()
 
-    def _send_live(self) -> None:
+    def _send_live(self, live: LivePreview) -> None:
         """The reload script, or (long poll) the build state once it differs from `since`."""
         from gpu_glossary.site.live import RELOAD_SCRIPT
 
@@ -82,7 +86,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             body, content_type = RELOAD_SCRIPT.encode("utf-8"), "text/javascript"
         elif url.path == LIVE_PREFIX + "state":
             since = urllib.parse.parse_qs(url.query).get("since", ["-1"])[0]
-            state = self.live.wait_for_change(int(since) if since.lstrip("-").isdigit() else -1, timeout=25)
+            state = live.wait_for_change(int(since) if since.lstrip("-").isdigit() else -1, timeout=25)
             body, content_type = json.dumps(state.__dict__).encode("utf-8"), "application/json"
         else:
             self.send_error(HTTPStatus.NOT_FOUND)
@@ -114,19 +118,19 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
-    def send_header(self, keyword, value):
+    def send_header(self, keyword: str, value: str) -> None:
         if keyword.lower() == "cache-control":
             self._cache_control_sent = True
         super().send_header(keyword, value)
 
-    def end_headers(self):
+    def end_headers(self) -> None:
         """Every response says how long it may be cached, unless it already said (no-store)."""
         if not self._cache_control_sent:
             self.send_header("Cache-Control", "no-store" if self.live is not None else PAGES_CACHE_CONTROL)
         self._cache_control_sent = False  # one handler answers every request of a kept-alive connection
         super().end_headers()
 
-    def send_head(self):
+    def send_head(self) -> io.BytesIO | BinaryIO | None:
         path = self._file_to_send()
         if path is None:
             return super().send_head()  # redirects, directory listings, misses, non-text files
@@ -146,7 +150,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             return None
         return path if compressible(self.guess_type(str(path))) else None
 
-    def send_error(self, code, message=None, explain=None):
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"
         if code == HTTPStatus.NOT_FOUND and (page.is_file() or self.live is not None):
             html = page.read_bytes() if page.is_file() else FIRST_BUILD_PAGE  # no site yet: it is being built
@@ -156,18 +160,22 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             return
         super().send_error(code, message, explain)
 
-    def log_message(self, format, *args):  # quiet: one line per request is noise here
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: one line per request is noise here
         pass
 
 
-def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000, live=None) -> ThreadingHTTPServer:
+def make_server(
+    site_dir: Path, host: str = "127.0.0.1", port: int = 8000, live: LivePreview | None = None
+) -> ThreadingHTTPServer:
     """A server for `site_dir`; with `live` (a LivePreview), pages reload after each rebuild."""
     handler_class = type("_LiveSiteHandler", (_SiteHandler,), {"live": live}) if live is not None else _SiteHandler
     handler = functools.partial(handler_class, directory=str(site_dir))
     return ThreadingHTTPServer((host, port), handler)
 
 
-def serve_in_background(site_dir: Path, host: str = "127.0.0.1", port: int = 0, live=None) -> ThreadingHTTPServer:
+def serve_in_background(
+    site_dir: Path, host: str = "127.0.0.1", port: int = 0, live: LivePreview | None = None
+) -> ThreadingHTTPServer:
     """Start a server on a thread (port 0 picks a free port); call .shutdown() to stop it."""
     return run_in_background(make_server(site_dir, host, port, live))
 

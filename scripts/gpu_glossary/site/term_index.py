@@ -33,7 +33,7 @@ def backlinks(glossary: Glossary, lang: str) -> dict[str, list[str]]:
     """Who links to each page, as a reader of `lang` sees the pages, in path order."""
     found = defaultdict(list)
     for rel in sorted(set(glossary.pages[SOURCE_LANG]) | set(glossary.pages[lang])):
-        for target in link_targets(glossary.resolved_page(lang, rel)):
+        for target in link_targets(glossary.require_resolved_page(lang, rel)):
             found[target].append(rel)
     return dict(found)
 
@@ -62,7 +62,7 @@ def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: 
     groups: dict[str, list[str]] = defaultdict(list)
     for source in referrers:
         link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
-        title = glossary.resolved_page(lang, source).title
+        title = glossary.require_resolved_page(lang, source).title
         groups[source.split("/")[0] if "/" in source else ""].append(f"[{escape_markdown(title)}]({link})")
     lines = []
     for section in sorted(groups, key=lambda s: SECTIONS.index(s) if s in SECTIONS else -1):

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import posixpath
+from typing import Any
 from urllib.parse import urlencode, urljoin
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.pages import Page as MkDocsPage
 
 from gpu_glossary.glossary import LANGUAGE_NAMES, LANGUAGES, SOURCE_LANG, url_prefix
 from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import twin_url
 
 
-def template_data(config, lang: str, root_site_url: str, base_url: str, url: str | None, status: str | None) -> dict:
+def template_data(
+    config: MkDocsConfig, lang: str, root_site_url: str, base_url: str, url: str | None, status: str | None
+) -> dict[str, Any]:
     """Links to this page in every language, and the notices, for the theme overrides."""
     site_root = base_url if lang == SOURCE_LANG else posixpath.join(base_url, "..")
     # Material keeps the colour scheme per scope; one scope for both languages keeps it.
@@ -39,7 +45,7 @@ def template_data(config, lang: str, root_site_url: str, base_url: str, url: str
     }
 
 
-def report_url(config, lang: str, page) -> str | None:
+def report_url(config: MkDocsConfig, lang: str, page: MkDocsPage) -> str | None:
     """A new issue from the 'Error in a page' form, naming this page and language."""
     if not config.repo_url:
         return None
@@ -55,5 +61,8 @@ def report_url(config, lang: str, page) -> str | None:
     return urljoin(config.repo_url.rstrip("/") + "/", f"issues/new?{query}")
 
 
-def edit_url(config, branch: str, lang: str, rel: str) -> str:
+def edit_url(config: MkDocsConfig, branch: str, lang: str, rel: str) -> str | None:
+    """The repository's edit page for a file, if the site names its repository."""
+    if not config.repo_url:
+        return None
     return urljoin(config.repo_url.rstrip("/") + "/", f"edit/{branch}/glossary/{lang}/{rel}")

@@ -19,7 +19,7 @@ from gpu_glossary.cache import in_memory
 from gpu_glossary.chinese import han_share
 from gpu_glossary.code_comments import first_code_difference
 from gpu_glossary.images.names import base_name
-from gpu_glossary.page import Page, parse_page
+from gpu_glossary.page import Link, Page, parse_page
 from gpu_glossary.sanitize import elements
 
 # Attributes that hold text a translation translates.
@@ -83,7 +83,7 @@ def clean_reply(reply: str, front_matter: bool = True) -> str:
     return text.strip("\n") + "\n"
 
 
-def _link_key(link) -> tuple[bool, str]:
+def _link_key(link: Link) -> tuple[bool, str]:
     """A link's target; an image counts as the same picture in any language or scheme variant."""
     if not link.is_image:
         return False, link.target
@@ -118,8 +118,9 @@ def _markup(html: str) -> tuple[tuple[str, tuple], ...]:
     found = elements(html)
     ids: dict[str, int] = {}
     for element in found:
-        if element.get("id") is not None:
-            ids.setdefault(element.get("id"), len(ids))
+        element_id = element.get("id")
+        if element_id is not None:
+            ids.setdefault(element_id, len(ids))
     result = []
     for element in found:
         attributes = []

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpu_glossary.page import SOURCE_HASH_KEY, Page, front_matter_block
-from gpu_glossary.translate.checks import clean_reply, parse_translation
+from gpu_glossary.render import Renderer
+from gpu_glossary.translate.checks import Renders, clean_reply, parse_translation
 from gpu_glossary.translate.prompt import translate_request, update_request
 from gpu_glossary.translate.protect import PLACEHOLDER, ProtectedText
 from gpu_glossary.translate.sections import (
@@ -71,7 +72,7 @@ class Chunk:
     reply: str | None = None  # the checked reply, placeholders still in
     note: list[str] = field(default_factory=list)  # why the page was rejected, told with the first request
 
-    def html(self, text: str, renderer) -> str:
+    def html(self, text: str, renderer: Renders) -> str:
         """The HTML the chunk's document or a reply renders to: placeholders filled, front matter left out.
 
         Code blocks come back short: their text comes back exactly (a placeholder), and
@@ -136,7 +137,7 @@ class CheckRenderer:
     block cut to one line (its text is compared byte for byte on its own) and each text
     rendered once: the English pages are rendered while the replies are awaited."""
 
-    def __init__(self, renderer):
+    def __init__(self, renderer: Renderer):
         self.renderer = renderer
         self._done: dict[str, str] = {}
 
@@ -212,7 +213,7 @@ class PagePlan:
         reference = "".join(references)
         if 0 in indices:
             document = self.front_matter + "\n" + document
-            if reference and self.parts[0].reference:
+            if reference and self.parts[0].reference and self.previous is not None:
                 reference = front_matter_block(translatable_meta(self.previous)) + "\n" + reference
         whole = len(indices) == len(self.parts)
         if reference:
@@ -228,7 +229,7 @@ class PagePlan:
         starts = {chunk.parts[0]: chunk for chunk in self.chunks}
         pieces = []
         for index, part in enumerate(self.parts):
-            if not part.to_translate:
+            if part.kept is not None:  # not to translate
                 pieces.append(part.kept)
             elif index in starts:
                 translated_meta, body = starts[index].restored()

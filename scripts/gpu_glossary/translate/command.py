@@ -13,13 +13,17 @@ import click
 from tqdm import tqdm
 
 from gpu_glossary.atomic import write_text_atomic
-from gpu_glossary.glossary import SOURCE_LANG, load_glossary
-from gpu_glossary.terminology import TerminologyError, load_terminology
+from gpu_glossary.glossary import SOURCE_LANG, Glossary, load_glossary
+from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 from gpu_glossary.translate.defaults import Settings
 from gpu_glossary.translate.prompt import system_message
 from gpu_glossary.translate.translator import (
     TARGET_LANG,
     FatalAPIError,
+    Job,
+    Outcome,
+    Run,
+    Totals,
     cost,
     estimate_jobs,
     orphans,
@@ -120,7 +124,7 @@ def run_translate(root: Path, settings: Settings, options: Selection) -> int:
     return 1 if summary.failed else 0
 
 
-def _prune(glossary, delete: bool) -> int:
+def _prune(glossary: Glossary, delete: bool) -> int:
     stale = orphans(glossary)
     for page in stale:
         if delete:
@@ -135,7 +139,7 @@ def _prune(glossary, delete: bool) -> int:
     return 0
 
 
-def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
+def _dry_run(jobs: list[Job], in_scope: int, settings: Settings, terminology: Terminology) -> int:
     system = system_message(terminology)
     rows, tokens_in, tokens_out = [], 0, 0
     for job, (estimate_in, estimate_out) in zip(jobs, estimate_jobs(jobs, system, settings), strict=True):
@@ -154,7 +158,7 @@ def _dry_run(jobs, in_scope: int, settings: Settings, terminology) -> int:
     return 0
 
 
-def _print_summary(summary, run) -> None:
+def _print_summary(summary: Totals, run: Run) -> None:
     level = run.concurrency
     sent = sum(o.parts_sent for o in run.outcomes)
     kept = sum(o.parts_kept for o in run.outcomes)
@@ -178,7 +182,9 @@ def _print_summary(summary, run) -> None:
         click.echo(f"{name:<12} {value}", err=True)
 
 
-def _write_report(path: Path | None, settings: Settings, outcomes, summary, concurrency: dict) -> None:
+def _write_report(
+    path: Path | None, settings: Settings, outcomes: list[Outcome], summary: Totals, concurrency: dict[str, int]
+) -> None:
     if path is None:
         return
     report = {

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -262,7 +263,7 @@ def _blocks(page: Page) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _english_blocks(english: Page, reply: Page):
+def _english_blocks(english: Page, reply: Page) -> Iterator[tuple[int, str]]:
     """(line, text) of each reply block whose English has words and which has hardly any Han."""
     theirs, ours = _blocks(english), _blocks(reply)
     if len(theirs) != len(ours):

@@ -16,6 +16,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
 MAX_RETRY_AFTER = 60.0
@@ -94,7 +95,7 @@ class AdaptiveLimiter:
         self._wake()
 
 
-def retry_after_seconds(headers) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """The wait a response asks for: `retry-after-ms`, or `Retry-After` in seconds or as a date."""
     if headers is None:
         return None

@@ -9,7 +9,9 @@ and refuses a reply in which a placeholder is missing, repeated or invented.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpu_glossary.code_comments import comment_text_spans
@@ -106,7 +108,7 @@ class ProtectedText:
         pieces.append(code(block[position:]))
         return "".join(pieces)
 
-    def _block_end(self, lines: list[str], start: int, fence) -> int:
+    def _block_end(self, lines: list[str], start: int, fence: re.Match[str] | None) -> int:
         for index in range(start + 1, len(lines)):
             stripped = lines[index].strip()
             if fence and stripped.startswith(fence.group(2)) and set(stripped) == {fence.group(2)[0]}:
@@ -123,7 +125,7 @@ class ProtectedText:
         if tab:
             line = tab.group(1) + self.hold("tab marker", line[len(tab.group(1)) :])
         for kind, pattern in _INLINE_PATTERNS:
-            line = _sub_outside_placeholders(line, pattern, lambda text, kind=kind: self.hold(kind, text))
+            line = _sub_outside_placeholders(line, pattern, functools.partial(self.hold, kind))
         return line
 
     def protect_reference(self, markdown: str) -> str:
@@ -186,7 +188,7 @@ def _fields(piece: Piece) -> tuple[str, str]:
     return piece.kind, piece.text
 
 
-def _sub_outside_placeholders(line: str, pattern: re.Pattern, hold) -> str:
+def _sub_outside_placeholders(line: str, pattern: re.Pattern[str], hold: Callable[[str], str]) -> str:
     """Replace `pattern` matches in `line`, leaving existing placeholders alone."""
     parts = PLACEHOLDER.split(line)
     # split() with one group gives: text, number, text, number, ...

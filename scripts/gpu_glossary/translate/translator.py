@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from gpu_glossary.atomic import write_text_atomic
 from gpu_glossary.chinese import HAN
@@ -359,7 +360,10 @@ class Translator:
 
     async def _translate_chunk(self, chunk: Chunk, page: _PageRun, rank: int) -> str:
         """One chunk, retried with the rejection fed back until it passes the gate."""
-        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": chunk.request}]
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": chunk.request},
+        ]
         problems: list[str] = list(chunk.note)
         for _ in range(self.settings.retries + 1):
             if problems:
@@ -394,7 +398,7 @@ class Translator:
             english_part, reply_part
         )
 
-    async def _chat(self, messages: list[dict], page: _PageRun, rank: int) -> tuple[str, str]:
+    async def _chat(self, messages: list[ChatCompletionMessageParam], page: _PageRun, rank: int) -> tuple[str, str]:
         """One completion through the limiter, retrying what may pass on a later try."""
         extra = DEEPSEEK_WITHOUT_THINKING if self.settings.is_deepseek else None
         failures = overloads = attempts = 0
@@ -447,7 +451,7 @@ class Translator:
             await asyncio.sleep(wait if wait is not None else backoff_seconds(failures + overloads))
 
     @staticmethod
-    def _account(response, outcome: Outcome) -> tuple[str, str]:
+    def _account(response: ChatCompletion | str | bytes, outcome: Outcome) -> tuple[str, str]:
         """(text, finish reason) of a chat completion, its tokens counted; BadReply for any other shape."""
         if isinstance(response, str | bytes):  # openai hands back the text of a 200 that is not JSON
             raise BadReply(_not_json(response))
