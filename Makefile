@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: site build test quick check install benchmark clean
+.PHONY: site build test quick check lint fix install benchmark clean
 
 # Install what the site needs, build English and Chinese in parallel, serve on 127.0.0.1.
 site: $(STAMP)
@@ -19,12 +19,24 @@ check: $(STAMP)
 
 install: $(STAMP)
 
-# Install what the tests need (Chromium from Debian's packages if missing) and run every test.
-test: $(STAMP) chromium tests/tools/node_modules
+# The code checks: ruff's rules and formatting over the tree, mypy over the package (settings in
+# pyproject.toml). Each problem is named by path:line.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# ruff's safe fixes and its formatting, written into the files; `make lint` names what is left.
+fix: $(STAMP)
+	$(BIN)/ruff check --fix --exit-zero .
+	$(BIN)/ruff format .
+
+# Install what the tests need (Chromium from Debian's packages if missing), check the code, run every test.
+test: $(STAMP) chromium tests/tools/node_modules lint
 	$(BIN)/python -m pytest
 
-# The edit-and-test loop: the checker and every test but the browser, build and slow ones.
-quick: $(STAMP) tests/tools/node_modules
+# The edit-and-test loop: the code checks, the checker and every test but the browser, build and slow ones.
+quick: $(STAMP) tests/tools/node_modules lint
 	$(BIN)/gpu-glossary check
 	$(BIN)/python -m pytest -m "not browser and not build and not slow"
 
