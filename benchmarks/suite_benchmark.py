@@ -18,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -26,6 +28,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from gpu_glossary.site.build import build_site  # noqa: E402
 
 PROC_STAT = Path("/proc/stat")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def busy_cpu_seconds() -> float:
@@ -44,14 +48,15 @@ def reference_loop_seconds() -> float:
     return time.process_time() - began
 
 
-def measured(work) -> tuple[float, float, object]:
-    """(wall seconds, machine CPU-seconds, result) of `work()`."""
+def measured(work: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> tuple[float, float, R]:
+    """(wall seconds, machine CPU-seconds, result) of `work(*args, **kwargs)`; the arguments are
+    passed, not captured, so a call made in a loop runs with that round's values."""
     cpu, wall = busy_cpu_seconds(), time.monotonic()
-    result = work()
+    result = work(*args, **kwargs)
     return time.monotonic() - wall, busy_cpu_seconds() - cpu, result
 
 
-def run_pytest(arguments: list[str]) -> subprocess.CompletedProcess:
+def run_pytest(arguments: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
         cwd=ROOT,
@@ -60,7 +65,17 @@ def run_pytest(arguments: list[str]) -> subprocess.CompletedProcess:
     )
 
 
-def summary_line(run: subprocess.CompletedProcess) -> str:
+def timed_files(
+    files: list[str], *options: str
+) -> Iterator[tuple[str, float, float, subprocess.CompletedProcess[str]]]:
+    """(name, wall seconds, CPU-seconds, run) of each test file run alone, as it finishes."""
+    for name in files:
+        # -n0: in one process, as a contributor runs one file; no pytest-xdist workers to start.
+        wall, cpu, run = measured(run_pytest, ["-n0", *options, f"tests/{name}"])
+        yield name, wall, cpu, run
+
+
+def summary_line(run: subprocess.CompletedProcess[str]) -> str:
     lines = run.stdout.strip().splitlines()
     return lines[-1].strip("= ") if lines else run.stderr.strip()[-200:]
 
@@ -80,18 +95,16 @@ def main() -> None:
     reference_before = reference_loop_seconds()
     print(f"reference loop: {reference_before:.2f} s", file=sys.stderr)
     with tempfile.TemporaryDirectory() as temporary:
-        build_wall, build_cpu, _ = measured(lambda: build_site(ROOT, site_dir=Path(temporary) / "site"))
+        build_wall, build_cpu, _ = measured(build_site, ROOT, site_dir=Path(temporary) / "site")
     print(f"full build: {build_wall:.1f} s, {build_cpu:.1f} CPU-s", file=sys.stderr)
 
     rows, failed = [], []
-    for number, name in enumerate(files, 1):
-        # -n0: in one process, as a contributor runs one file; no pytest-xdist workers to start.
-        wall, cpu, run = measured(lambda name=name: run_pytest(["-n0", f"tests/{name}"]))
+    for number, (name, wall, cpu, run) in enumerate(timed_files(files), 1):
         rows.append((name, wall, cpu, summary_line(run)))
         if run.returncode != 0:
             failed.append(name)
         print(f"[{number}/{len(files)}] {name}: {wall:.1f} s, {cpu:.1f} CPU-s ({rows[-1][3]})", file=sys.stderr)
-    full = measured(lambda: run_pytest([])) if args.full else None
+    full = measured(run_pytest, []) if args.full else None
     reference_after = reference_loop_seconds()
 
     print(f"{'test file (run alone)':<28}{'wall s':>8}{'CPU-s':>8}  result")

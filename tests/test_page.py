@@ -146,3 +146,17 @@ def test_with_front_matter_sets_quotes_and_removes_keys():
         == "---\ntitle: a\nh: 0123 abcd\n---\nb\n"
     )
     assert with_front_matter("---\ntitle: a\n---\nb\n", {"h": "12345678"}) == "---\ntitle: a\nh: '12345678'\n---\nb\n"
+
+
+def test_with_front_matter_gives_each_of_several_keys_its_own_value():
+    """Replaced and added keys in one call: each line carries its own key's value, not the last
+    one's, and a value's backslashes are written as they are (not read as a replacement pattern)."""
+    text = "---\ntitle: a\nsource_hash: old\nsection_hashes: old\n---\nbody\n"
+    values = {"source_hash": "new1", "section_hashes": "new2", "added": "new3", "path": "C:\\1\\g<0>"}
+    assert with_front_matter(text, values) == (
+        "---\ntitle: a\nsource_hash: new1\nsection_hashes: new2\nadded: new3\npath: C:\\1\\g<0>\n---\nbody\n"
+    )
+    assert parse_page(with_front_matter(text, values), Path("x.md"), "x.md", "x.md", "en").meta == {
+        "title": "a",
+        **values,
+    }
