@@ -36,8 +36,8 @@ def html_pages(site_dir: Path) -> list[Path]:
 
 
 def start_build_processes() -> None:
-    """Start the fork server that build processes come from (it imports MkDocs and jieba once
-    per command): its start is not part of any build's time."""
+    """Start the fork server that build processes come from (it imports MkDocs once per
+    command): its start is not part of any build's time."""
     import multiprocessing.forkserver
 
     if build_process_context().get_start_method() == "forkserver":

@@ -186,8 +186,8 @@ def test_a_broken_page_fails_the_build_with_its_line_and_keeps_the_old_site(smal
 
 def test_each_build_gets_this_build_s_address_and_the_command_prints_only_its_progress(small):
     """Build processes come from a fork server started by the first build: each must still see
-    the environment of its own build, and what the server loaded (jieba's dictionary, with its
-    "Building prefix dict" lines) must not print on the builder's terminal."""
+    the environment of its own build, and what the server printed while it loaded must not
+    reach the builder's terminal."""
     from gpu_glossary.site.build import build_site
 
     first, second = "https://first.example/", "https://second.example/"

@@ -364,14 +364,14 @@ def test_a_run_of_earlier_code_on_one_device_is_reported_while_another_device_sh
 def test_the_examples_commands_need_only_the_gpu_machine_s_packages(project, tmp_path):
     """The GPU machines have Python with the image's packages (click, PyYAML, tqdm, Markdown,
     Pygments …) and python-frontmatter carried as a wheel: nothing the site or the translator
-    needs (nh3, mkdocs, pymdown-extensions, openai, watchfiles, jieba) may be imported."""
+    needs (nh3, mkdocs, pymdown-extensions, openai, watchfiles) may be imported."""
     blocker = tmp_path / "image-only"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(
         textwrap.dedent(
             """\
             import sys
-            MISSING = {"nh3", "mkdocs", "material", "pymdownx", "openai", "watchfiles", "jieba", "httpx", "filelock"}
+            MISSING = {"nh3", "mkdocs", "material", "pymdownx", "openai", "watchfiles", "httpx", "filelock"}
             class Missing:
                 def find_spec(self, name, path=None, target=None):
                     if name.split(".")[0] in MISSING:

@@ -62,22 +62,19 @@ def test_write_search_index_writes_compact_utf8(tmp_path):
     assert "线程束" in text and "\\u" not in text
 
 
-def test_a_build_puts_back_material_s_segmentation_setting_on_shutdown(small):
-    """Each build turns off Material's jieba segmentation (our index replaces Material's); the
-    previous value comes back when MkDocs shuts the plugins down, so nothing else in the
-    process inherits ours."""
-    from material.plugins.search import plugin as material_search
+def test_material_s_search_plugin_indexes_no_page_and_ours_replaces_its_index(small):
+    """Material's search plugin stays for its header button and dialog, but parses no page (each
+    takes Material's `search: exclude`); the index the site serves is ours, with every page."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    before = object()
-    material_search.jieba, original = before, material_search.jieba
+    config = load_config(str(small / "mkdocs.zh.yml"), site_dir=str(small / "site-zh"))
+    config.plugins.on_startup(command="build", dirty=False)
     try:
-        config = load_config(str(small / "mkdocs.zh.yml"), site_dir=str(small / "site-zh"))
-        config.plugins.on_startup(command="build", dirty=False)
         build(config)
-        assert material_search.jieba is None  # the Chinese build did not segment with jieba
-        config.plugins.on_shutdown()
-        assert material_search.jieba is before
+        assert config.plugins["material/search"].search_index.entries == []
     finally:
-        material_search.jieba = original
+        config.plugins.on_shutdown()
+    served = json.loads((small / "site-zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert served["v"] == 1 and served["lang"] == "zh" and len(served["pages"]) > 3
+    assert 'class="md-search"' in (small / "site-zh" / "index.html").read_text(encoding="utf-8")  # the dialog

@@ -16,19 +16,6 @@ def test_project_terminology_loads_with_key_terms():
     assert "CUDA" in terminology.keep_english
 
 
-def test_jieba_dictionary_keeps_terms_whole():
-    terminology = load_terminology(ROOT / "glossary/terminology.yml")
-    words = [line.split()[0] for line in terminology.jieba_dictionary().splitlines()]
-    assert "线程束" in words and "共享内存" in words
-    assert "GPU" not in words  # Latin parts of a rendering are not dictionary words
-    import jieba
-
-    for line in terminology.jieba_dictionary().splitlines():
-        word, freq, tag = line.split()
-        jieba.add_word(word, int(freq), tag)
-    assert "线程束调度器" in jieba.lcut("每个线程束调度器每周期发射一条指令")
-
-
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "terminology.yml"
     path.write_text(text, encoding="utf-8")

@@ -1,7 +1,7 @@
 """Which script a text is written in: Han characters, Simplified or Traditional, kana, hangul.
 
-One place for the character ranges the package uses (the terminology's search dictionary, the
-translation gate, token estimates). Traditional characters are told from Simplified ones by
+One place for the character ranges the package uses (code comments, the translation gate,
+token estimates). Traditional characters are told from Simplified ones by
 OpenCC's Traditional-to-Simplified conversion (phrase tables first, then characters): text
 written in Simplified Chinese comes back from it unchanged, so each character it changes is one
 a Simplified page does not use. OpenCC is the maintained reference for this conversion (used by

@@ -1,18 +1,16 @@
 """The terminology file: English term -> preferred Chinese rendering, variants to avoid.
 
-The site renders it as a page and turns it into a jieba dictionary (so search keeps
-线程束 whole); the checker rejects avoided variants; the translator puts it in its prompt.
+The site renders it as a page; the checker rejects avoided variants; the translator puts it
+in its prompt.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from gpu_glossary.chinese import HAN
 from gpu_glossary.fast_yaml import compose_and_load
 
 
@@ -53,15 +51,6 @@ class Terminology:
     def avoided(self) -> dict[str, Term]:
         """Each avoided variant with the term whose preferred rendering replaces it."""
         return {variant: term for term in self.terms for variant in term.avoid}
-
-    def jieba_dictionary(self) -> str:
-        """A jieba user dictionary: every Chinese word of a rendering, with a high frequency."""
-        words: list[str] = []
-        for term in self.terms:
-            for word in re.split(r"[\s/（）()-]+", term.zh):
-                if HAN.search(word) and len(word) > 1 and word not in words:
-                    words.append(word)
-        return "".join(f"{word} 100000 n\n" for word in words)
 
 
 def load_terminology(path: Path) -> Terminology:

@@ -6,7 +6,7 @@ the finished site replaces `site/` by two renames (the old site aside, then the 
 its place), so a failed build leaves the old site, and `site/` is missing only between them.
 
 Each build is a process of its own, forked from a multiprocessing fork server that has
-MkDocs and jieba loaded already (`mkdocs_preload`): a rebuild starts at once instead of
+MkDocs and Material loaded already (`mkdocs_preload`): a rebuild starts at once instead of
 importing for a second or two. As with any multiprocessing code, a script that builds must
 start its work under `if __name__ == "__main__":` (the fork server imports the script).
 """

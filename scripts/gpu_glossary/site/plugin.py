@@ -47,14 +47,7 @@ from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.provenance import with_provenance
 from gpu_glossary.site.reading_path import PATH_PAGE, marker, stops_by_page
-from gpu_glossary.site.search_index import (
-    INDEX_PATH,
-    SearchPage,
-    restore_segmentation,
-    search_page,
-    segment_chinese,
-    write_search_index,
-)
+from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, write_search_index
 from gpu_glossary.site.seo import page_meta
 from gpu_glossary.site.template_cache import with_bytecode_cache
 from gpu_glossary.site.term_index import index_terms, with_referenced_by
@@ -62,7 +55,6 @@ from gpu_glossary.site.theme_context import edit_url, report_url, template_data
 from gpu_glossary.terminology import Terminology, TerminologyError, load_terminology
 
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
-_UNSET = object()
 
 
 def _refuse(problems: list[Problem], what: str) -> None:
@@ -117,7 +109,6 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self.files: Files | None = None
         self.nav: Navigation | None = None
         self.env: jinja2.Environment | None = None
-        self._search_jieba_before: object = _UNSET  # Material's module variable, restored on shutdown
 
     def _read(self) -> _Loaded:
         if self._loaded is None:
@@ -169,9 +160,6 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             site_url += prefix  # the Chinese build inherits the English site_url
         config.site_url = site_url or None
         self.root_site_url = site_url.removesuffix(prefix) if prefix else site_url
-        previous = segment_chinese(False)  # Material's index is replaced by ours (search_index.py)
-        if self._search_jieba_before is _UNSET:
-            self._search_jieba_before = previous
         # MkDocs types the list as extension names; Python-Markdown takes instances too.
         config.markdown_extensions.append(GlossaryExtension(self.state))  # type: ignore[arg-type]
         return config
@@ -211,9 +199,12 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_page_markdown(self, markdown: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         rel = page.file.src_uri
         self.state.page_rel = rel
+        # Material's search plugin stays for its header button and dialog; its index is replaced by
+        # ours (search_index.py), so every page takes its documented `search: exclude` and it
+        # parses none of them.
+        page.meta["search"] = {"exclude": True}
         if rel in self.extra.untranslated:
             page.meta["gg_status"] = "untranslated"
-            page.meta["search"] = {"exclude": True}  # keeps English text out of the Chinese index
         elif self.lang != SOURCE_LANG and self.glossary.translation_status(self.lang, rel) == "stale":
             page.meta["gg_status"] = "stale"
         model = self.glossary.resolved_page(self.lang, rel)
@@ -273,17 +264,12 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         return with_policy(output_content) if template_name.endswith(".html") else output_content
 
-    @event_priority(-50)  # after Material's search plugin has written its index
+    @event_priority(-50)  # after Material's search plugin has written its (empty) index
     def on_post_build(self, config: MkDocsConfig) -> None:
         site_dir = Path(config.site_dir)
         patch_alternate_lookup(site_dir)
         self.write_search_index(site_dir)
         self.write_llms_files(config, site_dir)
-
-    def on_shutdown(self) -> None:
-        if self._search_jieba_before is not _UNSET:
-            restore_segmentation(self._search_jieba_before)
-            self._search_jieba_before = _UNSET
 
     def write_search_index(self, site_dir: Path) -> None:
         """Our search index (search_index.py) of the pages built so far, Material's replaced."""

@@ -9,7 +9,8 @@ queries with one tokenizer (words for Latin script, character pairs for Chinese)
 two sides cannot disagree, and it matches phrases against the same text.
 
 Material's search plugin stays enabled for its header button and dialog; the overrides'
-search partial leaves its scripts nothing to bind to, and this file replaces its index.
+search partial leaves its scripts nothing to bind to, the plugin marks every page excluded
+from Material's index (so Material parses none), and this file replaces that index.
 """
 
 from __future__ import annotations
@@ -186,26 +187,3 @@ def write_search_index(path: Path, lang: str, pages: list[SearchPage]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text, durable=False)  # the built site: a build writes it again
     return len(text.encode("utf-8"))
-
-
-def segment_chinese(enabled: bool) -> object:
-    """Whether Material's search plugin splits Chinese with jieba in this build; returns what
-    it was before, for `restore_segmentation` once the build is done. Its index is replaced by
-    ours, so no build needs it; the switch stays because Material keeps jieba in a module
-    variable that one process shares between builds."""
-    from material.plugins.search import plugin as material_search
-
-    try:
-        import jieba
-    except ImportError:  # as Material itself: no jieba, no segmentation
-        jieba = None
-    previous = material_search.jieba
-    material_search.jieba = jieba if enabled else None
-    return previous
-
-
-def restore_segmentation(previous: object) -> None:
-    """Put back Material's module variable as `segment_chinese` found it."""
-    from material.plugins.search import plugin as material_search
-
-    material_search.jieba = previous
