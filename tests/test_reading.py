@@ -135,10 +135,12 @@ def test_the_language_switch_keeps_the_section_being_read(site, browser):
     context = browser.new_context(viewport=DESKTOP)
     tab = context.new_page()
     load(tab, site.url + "device-software/warp/")
-    tab.evaluate("document.getElementById('divergence').scrollIntoView()")
-    tab.wait_for_timeout(200)
+    tab.evaluate("document.getElementById('divergence').scrollIntoView({behavior: 'instant'})")
+    # Material's navigation.tracking writes the section into the address (a navigation of the page
+    # itself): let it settle, so that the navigation waited for below is the switch's.
+    tab.wait_for_function("() => location.hash === '#divergence'")
     tab.hover(".md-header__option .md-select")
-    with tab.expect_navigation():
+    with tab.expect_navigation(url=site.url + "zh/device-software/warp/#divergence"):
         tab.click(".md-select__link[hreflang=zh]")
     assert tab.url == site.url + "zh/device-software/warp/#divergence"
     top = tab.evaluate("document.getElementById('divergence').getBoundingClientRect().top")
