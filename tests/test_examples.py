@@ -378,7 +378,13 @@ def test_examples_run_records_output_for_real_without_a_gpu(project):
         project,
         PRINTER
         + "\n"
-        + fence("python", "import sys\nprint('partial')\nsys.exit(3)", "example: name=broken")
+        + fence(
+            "python",
+            # the program's verdict on stdout, then a launcher's long report on stderr (as torchrun writes)
+            "import sys\nprint('partial')\nprint('\\n'.join(f'launcher {i}' for i in range(40)), file=sys.stderr)\n"
+            "sys.exit(3)",
+            "example: name=broken",
+        )
         + "\n"
         + fence("python", "import time\ntime.sleep(30)", "example: name=slow timeout=1"),
     )
@@ -397,7 +403,8 @@ def test_examples_run_records_output_for_real_without_a_gpu(project):
         f"glossary/en/perf/demo-example.md:{lines['broken']}: error: example perf/demo-example.md#broken failed (exit code 3, expected 0)"  # noqa: E501 -- one message, whole as printed
         in result.stderr
     )
-    assert "partial" in result.stderr
+    assert "partial" in result.stderr, "the program's own last lines stay in view"
+    assert "stderr (last 20 of 40 lines):" in result.stderr and "launcher 39" in result.stderr
     assert (
         f"glossary/en/perf/demo-example.md:{lines['slow']}: error: example perf/demo-example.md#slow timed out"
         in result.stderr

@@ -62,6 +62,7 @@ class RunOutcome:
     stderr: str
     exit_code: int | None = None
     device: str = ""  # what it ran on, its key in runs.yml
+    gpus: int | None = None  # how many GPUs it was given (None: the fewest it needs)
     drift: Drift | None = None  # between this run and the others of the same code on the same device
     kept_earlier: bool = False  # --compare: the recorded output stays, only its spread is updated
 
@@ -287,7 +288,7 @@ class ExampleRunner:
         first: RunOutcome | None = None
         for _ in range(1 if keep_earlier else self.repeat):
             outcome = self._run_one(example, scratch, build_failures, env, gpus)
-            outcome.device = device
+            outcome.device, outcome.gpus = device, gpus
             if not outcome.ok:
                 return outcome
             first = first or outcome
@@ -360,19 +361,28 @@ class ExampleRunner:
 
 
 def failure_report(outcome: RunOutcome, lines: int = 20) -> str:
-    """A failed example as `page:line: error: …` and the end of what it printed."""
+    """A failed example as `page:line: error: …`, the command as it ran, and the end of its standard output
+    and of its standard error, each on its own: a launcher such as torchrun fills stderr with its own report,
+    which must not push the program's last lines (where it says what went wrong) out of view."""
     example = outcome.example
     detail = (
         f"exit code {outcome.exit_code}, expected {example.exit_code}"
         if outcome.status == Status.FAILED
         else outcome.status
     )
-    tail = normalize_output(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else "")).split("\n")[-lines:]
-    body = "\n".join("    " + line for line in tail if line is not None)
-    return (
-        f"{example.location}: error: example {example.id} {outcome.status} ({detail}) after {outcome.seconds:.1f} s\n"
-        f"    $ {example.describe()}\n{body}"
-    )
+    on = f" on {outcome.device}" if outcome.device else ""
+    parts = [
+        f"{example.location}: error: example {example.id} {outcome.status} ({detail}){on} "
+        f"after {outcome.seconds:.1f} s",
+        f"    $ {example.describe(outcome.gpus)}",
+    ]
+    for name, text in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
+        shown = normalize_output(text).split("\n") if text.strip() else []
+        if shown:
+            cut = len(shown) - lines
+            parts.append(f"    {name}" + (f" (last {lines} of {len(shown)} lines):" if cut > 0 else ":"))
+            parts += ["      " + line for line in shown[-lines:]]
+    return "\n".join(parts)
 
 
 def select(examples: list[Example], selectors: tuple[str, ...]) -> tuple[list[Example], list[str]]:
