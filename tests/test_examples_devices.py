@@ -176,6 +176,35 @@ def test_a_machine_with_too_few_gpus_skips_a_multi_gpu_example_and_refuses_one_n
     assert too_many.returncode == 1 and "--gpus 8: this machine has 4 GPU(s)" in too_many.stderr
 
 
+def test_a_console_block_calling_nvidia_smi_is_recorded_only_where_it_sees_just_the_gpus_it_is_given(
+    project, fake_gpus
+):
+    """nvidia-smi ignores CUDA_VISIBLE_DEVICES: on 4 GPUs, a 1-GPU block would print four rows under a
+    one-GPU label, and `--gpus 2` would show a 2-GPU tab with the topology of four."""
+    query = "$ nvidia-smi --query-gpu=index,name,compute_cap,driver_version --format=csv,noheader"
+    add_demo(
+        project,
+        fence("console", query, "example: shell name=one")
+        + "\n"
+        + fence("console", "$ nvidia-smi topo -m", "example: shell name=topo gpus=2"),
+    )
+    two = cli(project, fake_gpus, "examples", "run", "--gpus", "2", "perf/demo-example.md")
+    assert two.returncode == 1 and "Traceback" not in two.stderr
+    for name, given in (("one", 1), ("topo", 2)):
+        assert (
+            f"skipped perf/demo-example.md#{name}: nvidia-smi would show all 4 GPUs of this machine, "
+            f"not the {given} it is given: record it on a machine with {given}\n"
+        ) in two.stderr
+    assert "nothing to run" in two.stderr
+    four = cli(project, fake_gpus, "examples", "run", "perf/demo-example.md")
+    assert four.returncode == 0, four.stderr
+    assert "1 ran, 0 failed, 1 skipped" in four.stderr
+    assert set(recorded(project)["perf/demo-example.md#topo"]) == {FOUR}, "all four GPUs, all four shown"
+    one = cli(project, dict(fake_gpus, FAKE_GPUS="1"), "examples", "run", "perf/demo-example.md#one")
+    assert one.returncode == 0, one.stderr
+    assert recorded(project)["perf/demo-example.md#one"][H100]["stdout"] == f"0, {H100}, 9.0, 580.159.04"
+
+
 VARYING = """\
 import datetime, os, pathlib
 runs = pathlib.Path("count")

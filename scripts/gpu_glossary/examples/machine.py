@@ -33,6 +33,11 @@ class Machine:
     cuda: str
     nvcc: str | None
     links: dict[tuple[int, int], str] = field(default_factory=dict)  # (GPU i, GPU j) → "NV18", "SYS" …
+    installed: int | None = None  # GPUs in the machine, whatever --gpus leaves to the run (None: len(gpus))
+
+    @property
+    def gpus_installed(self) -> int:
+        return len(self.gpus) if self.installed is None else self.installed
 
     @property
     def has_gpu(self) -> bool:
@@ -62,7 +67,7 @@ class Machine:
         return ",".join(str(gpu.index) for gpu in self.gpus[:count])
 
     def limited_to(self, count: int) -> Machine:
-        return Machine(self.gpus[:count], self.driver, self.cuda, self.nvcc, self.links)
+        return Machine(self.gpus[:count], self.driver, self.cuda, self.nvcc, self.links, self.gpus_installed)
 
 
 def _natural(text: str) -> tuple:

@@ -93,9 +93,25 @@ def plan(examples: list[Example], machine: Machine) -> tuple[list[Example], list
         if example.gpus > 1 and example.gpus > len(machine.gpus):
             have = f"this run has {len(machine.gpus)}" if machine.has_gpu else "this machine has none"
             skipped.append((example, f"needs {example.gpus} GPUs, {have}"))
+        elif _sees_more_gpus_than_given(example, machine):
+            given = gpus_for(example, machine)
+            skipped.append(
+                (
+                    example,
+                    f"nvidia-smi would show all {machine.gpus_installed} GPUs of this machine, not the {given} "
+                    f"it is given: record it on a machine with {given}",
+                )
+            )
         else:
             runnable.append(example)
     return runnable, skipped
+
+
+def _sees_more_gpus_than_given(example: Example, machine: Machine) -> bool:
+    """A console block calling nvidia-smi reports every GPU of the machine (it ignores CUDA_VISIBLE_DEVICES),
+    so where the run gives it fewer, its output would not be what a reader with that many GPUs sees."""
+    calls_nvidia_smi = example.kind == Kind.SHELL and any("nvidia-smi" in command for command in example.commands)
+    return calls_nvidia_smi and machine.has_gpu and gpus_for(example, machine) < machine.gpus_installed
 
 
 def preflight(examples: list[Example], machine: Machine, skipped: int = 0) -> None:
