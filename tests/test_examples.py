@@ -14,14 +14,16 @@ import pytest
 import yaml
 from helpers import ROOT
 
-from gpu_glossary.check import run_check
+from gpu_glossary.check import check_glossary
 from gpu_glossary.examples.apply import with_outputs
 from gpu_glossary.examples.blocks import normalize_output, page_examples
+from gpu_glossary.examples.check import check_examples
 from gpu_glossary.examples.machine import NO_GPU, Gpu, Machine
 from gpu_glossary.examples.runner import SetupError, preflight
 from gpu_glossary.examples.runs import RUNS_FILE, Record, Runs, load_runs, save_runs
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
+from gpu_glossary.terminology import load_terminology
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes
 
 CLI = [sys.executable, "-m", "gpu_glossary.cli"]
@@ -271,9 +273,13 @@ def record_for(project: Path, stdout: str) -> None:
 
 
 def demo_problems(project: Path) -> list[str]:
+    """The checker's findings on the demo page in both languages: its rules for those two pages (as the
+    live preview runs them after an edit) and the rules about the whole glossary."""
+    glossary = load_glossary(project)
+    demo = {(lang, "perf/demo-example.md") for lang in ("en", "zh")}
     return [
         str(p)
-        for p in run_check(project)
+        for p in check_glossary(glossary, load_terminology(glossary.terminology_path), pages=demo)
         if ("demo-example" in p.path or "demo-example" in p.message) and "translation" not in p.message
     ]
 
@@ -338,10 +344,13 @@ def test_a_record_no_page_uses_is_reported(project):
     runs = load_runs(project)
     runs.put("perf/gone.md#old", record("x"))
     save_runs(runs)
-    found = [str(p) for p in run_check(project) if "perf/gone.md#old" in p.message]
+    glossary = load_glossary(project)
+    every_page = [page for lang in ("en", "zh") for page in glossary.pages[lang].values()]
+    found = [str(p) for p in check_examples(every_page, load_runs(project)) if "perf/gone.md#old" in p.message]
     assert len(found) == 1 and found[0].startswith(f"{RUNS_FILE}:") and "warning" in found[0]
 
 
+@pytest.mark.slow
 def test_apply_writes_outputs_in_both_languages_and_keeps_a_translation_current(project):
     add_demo(project, PRINTER + "\nAfter.\n", langs=("en", "zh"))
     glossary = load_glossary(project)
@@ -373,6 +382,7 @@ def test_with_outputs_replaces_an_old_output_block():
 # -- real runs ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_examples_run_records_output_for_real_without_a_gpu(project):
     add_demo(
         project,

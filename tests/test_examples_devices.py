@@ -390,6 +390,7 @@ def test_a_run_of_earlier_code_on_one_device_is_reported_while_another_device_sh
     assert set(load_runs(project).records[example.id]) == {H100}
 
 
+@pytest.mark.slow
 def test_the_examples_commands_need_only_the_gpu_machine_s_packages(project, tmp_path):
     """The GPU machines have Python with the image's packages (click, PyYAML, tqdm, Markdown,
     Pygments …) and python-frontmatter carried as a wheel: nothing the site or the translator

@@ -125,7 +125,7 @@ def test_check_is_part_of_gpu_glossary_check(project):
     from gpu_glossary.check import run_check
 
     write(project, "en/perf/occupancy.md", "![](../images/missing.svg)")
-    found = [str(p) for p in run_check(project)]
+    found = [str(p) for p in run_check(project, pages={("en", "perf/occupancy.md")})]
     assert [p for p in found if "image '../images/missing.svg' does not exist" in p], found
 
 

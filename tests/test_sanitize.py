@@ -160,6 +160,7 @@ def test_the_sanitized_hostile_pages_hold_no_script_or_handler():
         assert removals(clean) == []  # sanitizing twice changes nothing
 
 
+@pytest.mark.slow
 def test_the_sanitizer_s_output_is_read_the_same_with_patterns_as_with_a_parser():
     """html_problems reads nh3's output with patterns (sanitized_elements): on every English page
     and every hostile body, what they find must be what Python's HTML parser finds."""

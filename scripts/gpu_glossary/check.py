@@ -341,8 +341,9 @@ def check_glossary(
     return sorted(set(problems), key=lambda p: (p.path, p.line, p.message))
 
 
-def run_check(root: Path) -> list[Problem]:
-    """Load everything under `root` and check it; the one function the CLI and tests call."""
+def run_check(root: Path, pages: set[tuple[str, str]] | None = None) -> list[Problem]:
+    """Load everything under `root` and check it; the one function the CLI and tests call.
+    `pages` limits the rules about one page to those (lang, rel) pages, as in `check_glossary`."""
     glossary = load_glossary(root)
     try:
         terminology = load_terminology(glossary.terminology_path)
@@ -352,7 +353,8 @@ def run_check(root: Path) -> list[Problem]:
         path = exc.path.resolve()
         shown = path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else str(exc.path)
         problems = [Problem(shown, exc.line, "error", exc.message)]
-    return sorted(set(problems + check_glossary(glossary, terminology)), key=lambda p: (p.path, p.line, p.message))
+    found = check_glossary(glossary, terminology, pages=pages)
+    return sorted(set(problems + found), key=lambda p: (p.path, p.line, p.message))
 
 
 def github_annotation(problem: Problem) -> str:
