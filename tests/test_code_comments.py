@@ -1,5 +1,6 @@
 """Comments in code blocks: found by the lexer, and removed for "same code" comparisons."""
 
+from gpu_glossary.cache import clear_caches
 from gpu_glossary.code_comments import comments, first_code_difference, without_comments
 
 CUDA = """#include <cstdio>
@@ -64,3 +65,19 @@ def test_a_comment_on_the_last_line_is_a_comment():
 def test_a_comment_on_the_last_line_is_a_comment_without_a_line_break_after_it():
     assert [c.text for c in comments("int x;\n// the end", "cpp")] == ["// the end"]
     assert first_code_difference("int x;\n// the end", "int x;\n// 结束", "cpp") is None
+
+
+def test_a_block_is_lexed_once_and_then_read_from_the_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", str(tmp_path))
+    clear_caches()
+    expected = [(c.line, c.text) for c in comments(CUDA, "cuda")]
+    (kept,) = (tmp_path / "code-comments").glob("*.json")
+    clear_caches()  # a new process: memory empty, disk kept
+    assert [(c.line, c.text) for c in comments(CUDA, "cuda")] == expected
+    # the entry is what is used: a changed entry shows (the key holds the block, so no real entry is ever stale)
+    kept.write_text(kept.read_text(encoding="utf-8").replace("launch one block", "LAUNCH"), encoding="utf-8")
+    clear_caches()
+    assert (2, "// LAUNCH") in [(c.line, c.text) for c in comments(CUDA, "cuda")]
+    monkeypatch.setenv("GPU_GLOSSARY_CACHE", "")
+    clear_caches()
+    assert [(c.line, c.text) for c in comments(CUDA, "cuda")] == expected, "without a cache folder: lexed as before"

@@ -19,6 +19,8 @@ bounded; together they are the process's memory budget for caching:
   bodies each), front matter data (4096 blocks);
 - render.py: the shared renderers (8 Markdown settings), each with the HTML of its last
   1024 texts;
+- code_comments.py: the comment and code pieces of 1024 code blocks (on disk too: lexing
+  every example is most of what `gpu-glossary examples` and the checker's example rules cost);
 - translate/checks.py: the markup of the last 1024 HTML texts;
 - site/term_index.py: the pages each of 4096 bodies links to.
 Fingerprints of our own source (`functools.cache`, one string each) are not counted.

@@ -9,14 +9,16 @@ lexer knows that where a regular expression guesses.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
-from pygments.token import Comment, Text, _TokenType
+from pygments.token import Comment, _TokenType
 from pygments.util import ClassNotFound
 
+from gpu_glossary.cache import fingerprint, in_memory, memoize
 from gpu_glossary.chinese import HAN, LATIN
 
 # Preprocessor lines are Comment.Preproc in Pygments' C family: code, not comments.
@@ -48,25 +50,47 @@ def _lexer(lang: str) -> Lexer | None:
         return None
 
 
-@lru_cache(maxsize=1024)  # a block is compared with each reply that translates it
-def _tokens(code: str, lang: str) -> tuple[tuple[_TokenType, str], ...]:
+@in_memory(1024)  # a block is compared with each reply that translates it
+def _pieces(code: str, lang: str) -> tuple[tuple[bool, str], ...]:
+    """The block as (is it a comment, text) pieces, in order, together exactly the block; code
+    between two comments is one piece. Lexing is most of what listing or checking the examples
+    costs, so the pieces are kept on disk too, under the block, its language and the lexer."""
+    key = [_lexer_fingerprint(), lang.lower(), code]
+    return tuple((bool(comment), text) for comment, text in memoize("code-comments", key, lambda: _lex(code, lang)))
+
+
+@cache
+def _lexer_fingerprint() -> str:
+    return fingerprint(["pygments"], [sys.modules[__name__]])
+
+
+def _lex(code: str, lang: str) -> list[tuple[bool, str]]:
     lexer = _lexer(lang)
     if lexer is None:
-        return ((Text, code),)  # not a commented language: one token of code
+        return [(False, code)]  # not a commented language: one piece of code
     if code.endswith("\n"):
-        return tuple(lexer.get_tokens(code))
-    # A line comment is only one when a line break ends it (C's lexer): lex with one, then take it off.
-    tokens = list(lexer.get_tokens(code + "\n"))
-    token, value = tokens.pop()
-    return tuple(tokens + ([(token, value[:-1])] if value[:-1] else []))
+        tokens = list(lexer.get_tokens(code))
+    else:
+        # A line comment is only one when a line break ends it (C's lexer): lex with one, then take it off.
+        tokens = list(lexer.get_tokens(code + "\n"))
+        token, value = tokens.pop()
+        tokens += [(token, value[:-1])] if value[:-1] else []
+    pieces: list[tuple[bool, str]] = []
+    for token, value in tokens:
+        comment = _is_comment(token)
+        if pieces and not comment and not pieces[-1][0]:
+            pieces[-1] = (False, pieces[-1][1] + value)
+        else:
+            pieces.append((comment, value))
+    return pieces
 
 
 def comments(code: str, lang: str) -> list[CodeComment]:
     """Every comment of a block, in order, without a trailing newline."""
     found: list[CodeComment] = []
     line = 1
-    for token, value in _tokens(code, lang):
-        if _is_comment(token):
+    for comment, value in _pieces(code, lang):
+        if comment:
             found.append(CodeComment(line, value.rstrip("\n")))
         line += value.count("\n")
     return found
@@ -78,8 +102,8 @@ def without_comments(code: str, lang: str) -> str:
     pieces: list[str] = []
     commented_lines: set[int] = set()
     line = 0
-    for token, value in _tokens(code, lang):
-        if _is_comment(token):
+    for comment, value in _pieces(code, lang):
+        if comment:
             commented_lines.update(range(line, line + value.count("\n") + 1))
             pieces.append("\n" * value.count("\n"))
         else:
@@ -97,7 +121,7 @@ def blank_comments(code: str, lang: str) -> str:
     number a program prints about itself (a sanitizer report, an assert) still points at the
     same line: the example runner's record stays valid for a block whose comments are translated.
     """
-    pieces = ["\n" * value.count("\n") if _is_comment(token) else value for token, value in _tokens(code, lang)]
+    pieces = ["\n" * value.count("\n") if comment else value for comment, value in _pieces(code, lang)]
     return "\n".join(line.rstrip() for line in "".join(pieces).split("\n"))
 
 
@@ -124,8 +148,8 @@ def comment_text_spans(code: str, lang: str) -> list[tuple[int, int]]:
     spaces around them; lines of a comment without a letter (`// ---`) are left out."""
     spans: list[tuple[int, int]] = []
     offset = 0
-    for token, value in _tokens(code, lang):
-        if _is_comment(token):
+    for comment, value in _pieces(code, lang):
+        if comment:
             start = offset
             for line in value.split("\n"):
                 after_marker = _MARKER.sub("", line, count=1)
