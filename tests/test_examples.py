@@ -14,7 +14,7 @@ import pytest
 import yaml
 from helpers import ROOT
 
-from gpu_glossary.check import check_glossary
+from gpu_glossary.check import run_check
 from gpu_glossary.examples.apply import with_outputs
 from gpu_glossary.examples.blocks import normalize_output, page_examples
 from gpu_glossary.examples.check import check_examples
@@ -23,7 +23,6 @@ from gpu_glossary.examples.runner import SetupError, preflight
 from gpu_glossary.examples.runs import RUNS_FILE, Record, Runs, load_runs, save_runs
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import parse_page
-from gpu_glossary.terminology import load_terminology
 from gpu_glossary.translate.sections import recorded_hashes, section_hashes
 
 CLI = [sys.executable, "-m", "gpu_glossary.cli"]
@@ -275,11 +274,10 @@ def record_for(project: Path, stdout: str) -> None:
 def demo_problems(project: Path) -> list[str]:
     """The checker's findings on the demo page in both languages: its rules for those two pages (as the
     live preview runs them after an edit) and the rules about the whole glossary."""
-    glossary = load_glossary(project)
     demo = {(lang, "perf/demo-example.md") for lang in ("en", "zh")}
     return [
         str(p)
-        for p in check_glossary(glossary, load_terminology(glossary.terminology_path), pages=demo)
+        for p in run_check(project, pages=demo)
         if ("demo-example" in p.path or "demo-example" in p.message) and "translation" not in p.message
     ]
 
