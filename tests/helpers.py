@@ -98,6 +98,27 @@ class QuietNetwork:
             self.page.wait_for_timeout(max(rest, 0.01) * 1000)
 
 
+# The list the search shows is the list of this query (search.js marks the form with it).
+SEARCHED = "q => document.querySelector('form[data-gg-search]').getAttribute('data-gg-searched') === q"
+
+
+def open_language_menu_and_pick(tab, lang: str, url: str | None = None) -> None:
+    """Open the language menu with the mouse and click a language once its link is drawn where
+    the pointer goes: clicked while the menu still fades in, Playwright retries by scrolling the
+    link into view, which scrolls the page under the sticky header."""
+    link = f".md-select__link[hreflang={lang}]"
+    tab.hover(".md-header__option .md-select")
+    tab.wait_for_function(
+        """selector => { const link = document.querySelector(selector), box = link.getBoundingClientRect();
+            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return box.height > 0 && link.contains(hit)
+                && getComputedStyle(link.closest('.md-select__inner')).opacity === '1'; }""",
+        arg=link,
+    )
+    with tab.expect_navigation(url=url):
+        tab.click(link)
+
+
 def on_a_thread_of_its_own(function, timeout: float):
     """`function()` on a fresh thread, its result or its exception; TimeoutError after
     `timeout` s. For code that runs asyncio: a browser test earlier in this process leaves

@@ -6,7 +6,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from helpers import ROOT, QuietNetwork
+from helpers import ROOT, SEARCHED, QuietNetwork, open_language_menu_and_pick
 
 from gpu_glossary.glossary import load_glossary
 
@@ -19,12 +19,6 @@ def page(browser):
     tab = context.new_page()
     yield tab
     context.close()
-
-
-def open_language_menu_and_pick(tab, lang: str) -> None:
-    tab.hover(".md-header__option .md-select")
-    with tab.expect_navigation():
-        tab.click(f".md-select__link[hreflang={lang}]")
 
 
 def test_language_switcher_goes_to_same_page_and_back(site, page):
@@ -47,9 +41,10 @@ def test_search_lists_the_warp_page_first(site, page, prefix, query):
     search = page.locator("form[data-gg-search] input")
     assert search.evaluate("el => el === document.activeElement")
     search.press_sequentially(query)
-    first = page.locator(".md-search-result__item").first
-    first.wait_for(timeout=30000)
-    href = first.locator("a").first.get_attribute("href")
+    # Each key searches: wait for the list of the whole query, not of its first characters
+    # (under load the list of 线程 showed the thread page first).
+    page.wait_for_function(SEARCHED, arg=query, timeout=30000)
+    href = page.locator(".md-search-result__item a").first.get_attribute("href")
     assert urlsplit(href).path.rstrip("/").endswith(prefix + "device-software/warp"), href
 
 
@@ -80,8 +75,8 @@ def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(
     search = tab.locator("form[data-gg-search] input")
     assert search.evaluate("el => el === document.activeElement")
     search.press_sequentially(query)
+    tab.wait_for_function(SEARCHED, arg=query, timeout=30000)
     first = tab.locator(".md-search-result__item").first
-    first.wait_for(timeout=30000)
     assert [r.url for r in finished if index in r.url] == [site.url + prefix + "search/search_index.json"]
     assert [r.url for r in finished if worker in r.url] == []  # Material's search is not started
     assert (

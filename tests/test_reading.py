@@ -5,7 +5,7 @@ the skip link and the Chinese 404 page."""
 from __future__ import annotations
 
 import pytest
-from helpers import QuietNetwork
+from helpers import QuietNetwork, open_language_menu_and_pick
 
 PHONE = {"width": 390, "height": 844}
 # The words of the code in a table's cells that a line break splits.
@@ -139,9 +139,7 @@ def test_the_language_switch_keeps_the_section_being_read(site, browser):
     # Material's navigation.tracking writes the section into the address (a navigation of the page
     # itself): let it settle, so that the navigation waited for below is the switch's.
     tab.wait_for_function("() => location.hash === '#divergence'")
-    tab.hover(".md-header__option .md-select")
-    with tab.expect_navigation(url=site.url + "zh/device-software/warp/#divergence"):
-        tab.click(".md-select__link[hreflang=zh]")
+    open_language_menu_and_pick(tab, "zh", url=site.url + "zh/device-software/warp/#divergence")
     assert tab.url == site.url + "zh/device-software/warp/#divergence"
     top = tab.evaluate("document.getElementById('divergence').getBoundingClientRect().top")
     assert 0 <= top < 200
