@@ -3,9 +3,12 @@ project, and what the browser tests read from a page. The fixtures are in confte
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
@@ -98,8 +101,33 @@ class QuietNetwork:
             self.page.wait_for_timeout(max(rest, 0.01) * 1000)
 
 
-# The list the search shows is the list of this query (search.js marks the form with it).
-SEARCHED = "q => document.querySelector('form[data-gg-search]').getAttribute('data-gg-searched') === q"
+def type_query(box, query: str) -> None:
+    """Type a query into the focused search box as a reader does: Latin key by key, Chinese as
+    one commit of an input method (insertText for the word), which is what an IME sends. Chinese
+    typed character by character through CDP's insertText came out scrambled under load (the
+    box held 程束线 for 线程束), an artefact of the tool, not of a reader's keyboard."""
+    if re.search(r"[\u4e00-\u9fff]", query):
+        box.page.keyboard.insert_text(query)
+    else:
+        box.press_sequentially(query)
+
+
+def wait_for_search(tab, query: str, timeout: float = 30.0) -> None:
+    """Wait until the search list is the list of the whole query (search.js marks the form with
+    the query it shows): each key searches, so the list of the first characters comes first. A
+    list that never comes is reported with what the box holds and what the search last showed."""
+    try:
+        tab.wait_for_function(
+            "q => document.querySelector('form[data-gg-search]').getAttribute('data-gg-searched') === q",
+            arg=query,
+            timeout=timeout * 1000,
+        )
+    except PlaywrightTimeout:
+        state = tab.evaluate("""() => { const form = document.querySelector('form[data-gg-search]');
+            const meta = document.querySelector('[data-gg-search-meta]');
+            return {box: form.querySelector('input').value, searched: form.getAttribute('data-gg-searched'),
+                    meta: meta && meta.textContent, open: document.getElementById('__search').checked}; }""")
+        raise AssertionError(f"no search list for {query!r} after {timeout:.0f} s: {state}") from None
 
 
 def open_language_menu_and_pick(tab, lang: str, url: str | None = None) -> None:

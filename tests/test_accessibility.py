@@ -5,7 +5,7 @@ including a hovered link with its preview and the search dialog showing results.
 from __future__ import annotations
 
 import pytest
-from helpers import DRAW_EVERY_BLOCK, ROOT, SCHEMES, SEARCHED, QuietNetwork, follow_system_scheme
+from helpers import DRAW_EVERY_BLOCK, ROOT, SCHEMES, QuietNetwork, follow_system_scheme, type_query, wait_for_search
 
 AXE = ROOT / "tests" / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SAMPLE = ["", "device-software/warp/", "perf/roofline-model/", "host-software/nvcc/", "terms/"]
@@ -60,8 +60,8 @@ def test_no_serious_accessibility_violations_in_either_language_or_scheme(site, 
         assert tooltip.is_visible()  # still open after both checks: they measured it
         tab.keyboard.press("/")
         search = tab.locator("form[data-gg-search] input")
-        search.press_sequentially(query)
-        tab.wait_for_function(SEARCHED, arg=query, timeout=30000)  # the list of the whole query, drawn
+        type_query(search, query)
+        wait_for_search(tab, query)  # the list of the whole query, drawn
         results = tab.locator(".md-search-result__item")
         problems += in_both_schemes(tab)
         assert results.first.is_visible()

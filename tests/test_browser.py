@@ -6,7 +6,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from helpers import ROOT, SEARCHED, QuietNetwork, open_language_menu_and_pick
+from helpers import ROOT, QuietNetwork, open_language_menu_and_pick, type_query, wait_for_search
 
 from gpu_glossary.glossary import load_glossary
 
@@ -40,10 +40,10 @@ def test_search_lists_the_warp_page_first(site, page, prefix, query):
     page.keyboard.press("/")  # the keyboard shortcut focuses the search box (and loads the index)
     search = page.locator("form[data-gg-search] input")
     assert search.evaluate("el => el === document.activeElement")
-    search.press_sequentially(query)
+    type_query(search, query)
     # Each key searches: wait for the list of the whole query, not of its first characters
     # (under load the list of 线程 showed the thread page first).
-    page.wait_for_function(SEARCHED, arg=query, timeout=30000)
+    wait_for_search(page, query)
     href = page.locator(".md-search-result__item a").first.get_attribute("href")
     assert urlsplit(href).path.rstrip("/").endswith(prefix + "device-software/warp"), href
 
@@ -74,8 +74,8 @@ def test_term_page_first_load_is_under_budget_and_starts_search_only_for_search(
     tab.click("label.md-header__button[for=__search]")
     search = tab.locator("form[data-gg-search] input")
     assert search.evaluate("el => el === document.activeElement")
-    search.press_sequentially(query)
-    tab.wait_for_function(SEARCHED, arg=query, timeout=30000)
+    type_query(search, query)
+    wait_for_search(tab, query)
     first = tab.locator(".md-search-result__item").first
     assert [r.url for r in finished if index in r.url] == [site.url + prefix + "search/search_index.json"]
     assert [r.url for r in finished if worker in r.url] == []  # Material's search is not started

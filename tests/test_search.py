@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from helpers import ROOT, SEARCHED, QuietNetwork
+from helpers import ROOT, QuietNetwork, wait_for_search
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from search_benchmark import load_queries, run_queries  # noqa: E402
@@ -71,7 +71,7 @@ def test_keyboard_opens_moves_through_results_and_closes_search_returning_focus(
     assert box.evaluate("el => el === document.activeElement")
     assert tab.evaluate("document.getElementById('__search').checked")
     box.press_sequentially("warp")
-    tab.wait_for_function(SEARCHED, arg="warp", timeout=30000)
+    wait_for_search(tab, "warp")
     tab.keyboard.press("ArrowDown")
     assert tab.evaluate("document.activeElement.matches('[data-gg-search-list] a')")
     tab.keyboard.press("Escape")
