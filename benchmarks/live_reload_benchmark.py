@@ -26,20 +26,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))  # the browser's flags live with the browser tests
 
+from helpers import CHROMIUM_FLAGS  # noqa: E402
 from scaled import scaled_copy  # noqa: E402
 
 from gpu_glossary.site.live import LivePreview  # noqa: E402
 from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 EDITS = {  # page file, its address
     "English page": ("glossary/en/device-software/warp.md", "device-software/warp/"),
     "Chinese page": ("glossary/zh/device-software/warp.md", "zh/device-software/warp/"),
@@ -70,7 +64,7 @@ def measure(scale: float, runs: int, browser_path: str, scratch: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=browser_path, args=FLAGS)
+        browser = playwright.chromium.launch(executable_path=browser_path, args=CHROMIUM_FLAGS)
         page = browser.new_page()
         print(f"{'edit':<14} {'median s':>9} {'worst s':>8} {'builder s':>10} {'runs':>5}")
         for label, (file, address) in EDITS.items():

@@ -28,15 +28,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # the browser's flags live with the browser tests
+
+from helpers import CHROMIUM_FLAGS  # noqa: E402
 
 from gpu_glossary.site.build import build_site  # noqa: E402
 from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
 LIGHTHOUSE = ROOT / "tests" / "tools" / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
-CHROME_FLAGS = (
-    "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --disable-component-update"
-)
+CHROME_FLAGS = " ".join(CHROMIUM_FLAGS)
 PAGES = ["", "device-software/warp/", "perf/roofline-model/"]
 LANGUAGES = {"en": "", "zh": "zh/"}
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
