@@ -19,6 +19,17 @@
    input-method commits all fire. */
 (function () {
   "use strict";
+  var TOKEN = /\p{sc=Han}+|[0-9a-z_\u00c0-\u024f\u0370-\u03ff]+/gu;
+  var HAN = /\p{sc=Han}/u;
+  var NOT_WORD = /[^0-9a-z_\u00c0-\u024f\u0370-\u03ff\p{sc=Han}]+/gu;
+  var STOP = new Set(("a an and are as at be but by can do does for from has have how if in into is it its " +
+    "of on or so such that the their then there these they this to was what when where which who why will with").split(" "));
+  var QUESTION = /^\s*(?:what|who|how|why|when|where)(?:'s|\s+(?:is|are|does|do))?\s+(?:an?|the)?\s*|\?+\s*$|什么是|是什么|什么叫|为什么|怎么|如何|吗|呢|？/giu;
+  var FIELDS = { n: 6, s: 2, h: 1.5, b: 1 };  // names, summary, headings, body
+  var K1 = 1.2, B = 0.5;
+
+  markSearchedWords();  // a page opened from a search result; it needs no search form
+
   var form = document.querySelector("form[data-gg-search]");
   var toggle = document.getElementById("__search");
   if (!form || !toggle) return;
@@ -29,15 +40,6 @@
   var strings = form.dataset;
   var indexUrl = new URL(form.getAttribute("data-gg-index"), location.href);
   var root = new URL("..", indexUrl);
-
-  var TOKEN = /\p{sc=Han}+|[0-9a-z_\u00c0-\u024f\u0370-\u03ff]+/gu;
-  var HAN = /\p{sc=Han}/u;
-  var NOT_WORD = /[^0-9a-z_\u00c0-\u024f\u0370-\u03ff\p{sc=Han}]+/gu;
-  var STOP = new Set(("a an and are as at be but by can do does for from has have how if in into is it its " +
-    "of on or so such that the their then there these they this to was what when where which who why will with").split(" "));
-  var QUESTION = /^\s*(?:what|who|how|why|when|where)(?:'s|\s+(?:is|are|does|do))?\s+(?:an?|the)?\s*|\?+\s*$|什么是|是什么|什么叫|为什么|怎么|如何|吗|呢|？/giu;
-  var FIELDS = { n: 6, s: 2, h: 1.5, b: 1 };  // names, summary, headings, body
-  var K1 = 1.2, B = 0.5;
 
   function fold(text) {
     return String(text || "").normalize("NFKC").toLowerCase();
@@ -239,13 +241,16 @@
     return new RegExp("(" + alternatives.join("|") + ")", "giu");
   }
 
-  /* `text` as nodes, with every occurrence of one of `words` in a <mark>. */
-  function marked(text, words) {
+  /* A word worth marking: a single Latin letter would mark half the text. */
+  function markable(word) {
+    return word.length >= 2 || HAN.test(word);
+  }
+
+  /* The pieces of a text split by a pattern with one group as nodes: the matches (odd
+     places) in <mark>s, the text between them as it is. */
+  function markParts(parts) {
     var fragment = document.createDocumentFragment();
-    var useful = words.filter(function (w) { return w.length >= 2 || HAN.test(w); });
-    if (!useful.length) { fragment.appendChild(document.createTextNode(text)); return fragment; }
-    var pattern = wordPattern(useful);
-    text.split(pattern).forEach(function (part, i) {
+    parts.forEach(function (part, i) {
       if (!part) return;
       if (i % 2) {
         var mark = document.createElement("mark");
@@ -256,6 +261,31 @@
       }
     });
     return fragment;
+  }
+
+  /* `text` as nodes, with every occurrence of one of `words` in a <mark>. */
+  function marked(text, words) {
+    var useful = words.filter(markable);
+    return markParts(useful.length ? text.split(wordPattern(useful)) : [text]);
+  }
+
+  /* A page opened from a search result (?h=words) marks those words in its article. */
+  function markSearchedWords() {
+    var words = (new URLSearchParams(location.search).get("h") || "").split(/\s+/).filter(markable);
+    var article = document.querySelector("article");
+    if (!words.length || !article) return;
+    var pattern = new RegExp("(" + words.map(escapeRegExp).join("|") + ")", "giu");
+    var walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        return node.parentElement.closest("pre, .headerlink, mark") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      },
+    });
+    var nodes = [];
+    while (walker.nextNode() && nodes.length < 500) nodes.push(walker.currentNode);
+    nodes.forEach(function (node) {
+      var parts = node.nodeValue.split(pattern);
+      if (parts.length > 1) node.parentNode.replaceChild(markParts(parts), node);
+    });
   }
 
   /* About 200 characters of `text` around the first word of the query it contains. */
@@ -423,38 +453,4 @@
     input.value = params.get("q");
     open();
   }
-})();
-
-/* A page opened from a search result (?h=words) marks those words in its article. */
-(function () {
-  "use strict";
-  var words = (new URLSearchParams(location.search).get("h") || "").split(/\s+/).filter(function (w) {
-    return w.length >= 2 || /\p{sc=Han}/u.test(w);
-  });
-  var article = document.querySelector("article");
-  if (!words.length || !article) return;
-  var pattern = new RegExp("(" + words.map(function (w) { return w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|") + ")", "giu");
-  var walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
-    acceptNode: function (node) {
-      return node.parentElement.closest("pre, .headerlink, mark") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
-    },
-  });
-  var nodes = [];
-  while (walker.nextNode() && nodes.length < 500) nodes.push(walker.currentNode);
-  nodes.forEach(function (node) {
-    var parts = node.nodeValue.split(pattern);
-    if (parts.length < 2) return;
-    var fragment = document.createDocumentFragment();
-    parts.forEach(function (part, i) {
-      if (!part) return;
-      if (i % 2) {
-        var mark = document.createElement("mark");
-        mark.textContent = part;
-        fragment.appendChild(mark);
-      } else {
-        fragment.appendChild(document.createTextNode(part));
-      }
-    });
-    node.parentNode.replaceChild(fragment, node);
-  });
 })();
