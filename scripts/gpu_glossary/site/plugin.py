@@ -46,7 +46,7 @@ from gpu_glossary.site.i18n import strings
 from gpu_glossary.site.llms import SitePage, write_llms_files
 from gpu_glossary.site.material_fixes import lighten_code_spans, patch_alternate_lookup
 from gpu_glossary.site.provenance import with_provenance
-from gpu_glossary.site.reading_path import PATH_PAGE, marker, stops_by_page
+from gpu_glossary.site.reading_path import PATH_PAGE, Stop, marker, stops_by_page
 from gpu_glossary.site.search_index import INDEX_PATH, SearchPage, search_page, write_search_index
 from gpu_glossary.site.seo import page_meta
 from gpu_glossary.site.template_cache import with_bytecode_cache
@@ -92,6 +92,7 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         self._loaded: _Loaded | None = None  # the glossary, read in on_config
         self.root_site_url = ""
         self.path_stops: list[str] = []  # the reading path's pages (glossary/reading-path.yml)
+        self.path_places: dict[str, Stop] = {}  # each stop's place on it
         # What our Markdown extension reads. Besides the terms, the page being rendered: set
         # before each page (on_page_markdown), as MkDocs sets config._current_page.
         self.state = GlossaryState()
@@ -148,8 +149,8 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             ],
             "pages",
         )
-        self.path_stops, path_problems = load_path(self.glossary)
-        _refuse(path_problems, "reading path")
+        self.path_stops = load_path(self.glossary)[0]  # its problems are check_glossary's, refused above
+        self.path_places = stops_by_page(self.path_stops)
         expected_docs = self.glossary.lang_dir(self.lang).resolve()
         if Path(config.docs_dir).resolve() != expected_docs:
             raise PluginError(f"docs_dir must be {expected_docs} for language '{self.lang}'")
@@ -244,10 +245,11 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             config, self.lang, self.root_site_url, context.get("base_url") or ".", page.url, page.meta.get("gg_status")
         )
         gg["report_url"] = report_url(config, self.lang, page)
-        self._describe(page, rel, config, gg)
+        model, english = self._source_page(rel), self.glossary.page(SOURCE_LANG, rel)
+        self._describe(page, model, english, config, gg)
         self._place_on_path(page, rel, gg)
         self.site_pages[rel] = page
-        self._index_for_search(page, rel)
+        self._index_for_search(page, rel, model, english)
         ours: _Context = {**context, "gg": gg}
         return ours
 
@@ -297,10 +299,9 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
     def _place_on_path(self, page: MkDocsPage, rel: str, gg: dict[str, Any]) -> None:
         """A stop of the reading path shows its place on it, and its Next and Previous (the
         footer, the `n` and `p` keys) follow the path instead of the sidebar."""
-        stops = stops_by_page(self.path_stops)
         if rel == PATH_PAGE and self.path_stops:
             page.next_page = self.nav_pages.get(self.path_stops[0], page.next_page)
-        stop = stops.get(rel)
+        stop = self.path_places.get(rel)
         if stop is None:
             return
         gg["path"] = marker(self.glossary, self.lang, rel, stop)
@@ -308,12 +309,12 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
         if stop.next:
             page.next_page = self.nav_pages.get(stop.next, page.next_page)
 
-    def _describe(self, page: MkDocsPage, rel: str, config: MkDocsConfig, gg: dict[str, Any]) -> None:
+    def _describe(
+        self, page: MkDocsPage, model: Page, english: Page | None, config: MkDocsConfig, gg: dict[str, Any]
+    ) -> None:
         """The page's own summary as its description, its title and social tags (seo.py)."""
-        model = self._source_page(rel)
         if model.summary:  # Material writes <meta name="description"> from it, as it is: escaped here
             page.meta["description"] = html.escape(model.summary, quote=True)
-        english = self.glossary.page(SOURCE_LANG, rel)
         gg["seo"] = page_meta(
             model,
             english,
@@ -324,11 +325,10 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             gg["alternates"],
         )
 
-    def _index_for_search(self, page: MkDocsPage, rel: str) -> None:
+    def _index_for_search(self, page: MkDocsPage, rel: str, model: Page, english: Page | None) -> None:
         if rel in self.extra.untranslated:  # English text stays out of the Chinese index
             self.search_pages.pop(rel, None)  # the live preview may rebuild a page that lost its translation
             return
-        model = self._source_page(rel)
         kind = (
             "generated"
             if rel in self.extra.generated
@@ -337,7 +337,6 @@ class GlossaryPlugin(BasePlugin[GlossaryPluginConfig]):
             else "term"
         )
         section = page.parent.title if page.parent else ""
-        english = self.glossary.page(SOURCE_LANG, rel)
         referrers = len(self.backlinks.get(rel, []))
         self.search_pages[rel] = search_page(page.url, page.content or "", model, english, kind, referrers, section)
 
