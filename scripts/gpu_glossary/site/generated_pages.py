@@ -8,10 +8,11 @@ import re
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.page import front_matter_block
 from gpu_glossary.site.i18n import strings
+from gpu_glossary.site.search_index import term_names
 from gpu_glossary.terminology import Terminology
 
 
-def _front_matter(title: str, summary: str) -> str:
+def generated_front_matter(title: str, summary: str) -> str:
     return front_matter_block({"title": title, "summary": summary}) + "\n"
 
 
@@ -33,7 +34,7 @@ def index_page(glossary: Glossary, lang: str) -> str:
             label = f"{label}（{english.title}）"
         entries.append((key.casefold(), key, label, page))
     entries.sort()
-    out = [_front_matter(words["index_title"], words["index_summary"]), words["index_intro"], "\n"]
+    out = [generated_front_matter(words["index_title"], words["index_summary"]), words["index_intro"], "\n"]
     letter = None
     for _, key, label, page in entries:
         first = key[0].upper() if key[0].isalpha() else "#"
@@ -42,14 +43,11 @@ def index_page(glossary: Glossary, lang: str) -> str:
             anchor = first.lower() if first.isalpha() else "other"
             # Out of search: every summary here is already in its own page's entry.
             out.append(f"\n## {first} {{#{anchor} data-search-exclude}}\n\n")
-        wide = lang == "zh"  # Chinese text takes full-width brackets and colon
         abbreviation = ""
-        if page.abbreviation and page.abbreviation not in label:
-            abbreviation = f"（{page.abbreviation}）" if wide else f" ({page.abbreviation})"
-        colon = "：" if wide else ": "
-        out.append(
-            f"- **[{escape_markdown(label)}]({page.rel})**{abbreviation}{colon}{escape_markdown(page.summary)}\n"
-        )
+        if page.abbreviation and page.abbreviation not in label:  # Chinese text takes full-width brackets
+            abbreviation = f"（{page.abbreviation}）" if lang == "zh" else f" ({page.abbreviation})"
+        link = f"**[{escape_markdown(label)}]({page.rel})**"
+        out.append(f"- {link}{abbreviation}{words['colon']}{escape_markdown(page.summary)}\n")
     return "".join(out)
 
 
@@ -57,9 +55,8 @@ def term_pages_by_name(glossary: Glossary) -> dict[str, str]:
     """Each English title, abbreviation and alias (case-folded) -> the page that defines it."""
     found: dict[str, str] = {}
     for page in glossary.term_pages(SOURCE_LANG):
-        for name in (page.title, page.abbreviation, *(page.meta.get("aliases") or [])):
-            if name:
-                found.setdefault(str(name).casefold(), page.rel)
+        for name in term_names(page, None):
+            found.setdefault(name.casefold(), page.rel)
     return found
 
 
@@ -68,12 +65,16 @@ def terminology_page(terminology: Terminology, lang: str, glossary: Glossary | N
     words = strings(lang)
     english, chinese, avoid = words["terminology_columns"]
     pages = term_pages_by_name(glossary) if glossary is not None else {}
-    out = [_front_matter(words["terminology_title"], words["terminology_summary"]), words["terminology_intro"], "\n\n"]
+    out = [
+        generated_front_matter(words["terminology_title"], words["terminology_summary"]),
+        words["terminology_intro"],
+        "\n\n",
+    ]
     out.append(f"| {english} | {chinese} | {avoid} |\n|---|---|---|\n")
     for term in sorted(terminology.terms, key=lambda t: t.en.casefold()):
         name = escape_markdown(term.en)
         rel = pages.get(term.en.casefold())
-        if rel is not None and (glossary is None or glossary.resolved_page(lang, rel) is not None):
+        if rel is not None:  # a term page in English, so every language shows one at rel
             name = f"[{name}]({rel})"
         out.append(f"| {name} | {escape_markdown(term.zh)} | {escape_markdown('、'.join(term.avoid_labels()))} |\n")
     out.append(f"\n## {words['keep_english']} {{#keep-english}}\n\n")

@@ -28,6 +28,7 @@ STRINGS = {
         "path_title": "Reading path",
         "path_summary": "Where to start: the pages to read in order, "
         "from the kernel you write to what limits its speed.",
+        "colon": ": ",  # between a name and what follows it in a list
         "path_intro": "New to GPUs? Read these pages in this order. Each builds on the ones before it, "
         "and each ends with a link to the next stop; the sidebar groups the same terms by section instead.",
         "path_stop": "Reading path, stop {position} of {total}",
@@ -70,6 +71,7 @@ STRINGS = {
         "made_with": "本站使用",
         "path_title": "阅读路线",
         "path_summary": "从哪里开始：按顺序阅读的页面，从你编写的核函数一直讲到限制它速度的因素。",
+        "colon": "：",
         "path_intro": "刚接触 GPU？请按下面的顺序阅读。每一页都建立在前面几页的基础上，页末都有通往下一站的链接；"
         "侧边栏则按部分对同样的术语分组。",
         "path_stop": "阅读路线：第 {position} 站，共 {total} 站",

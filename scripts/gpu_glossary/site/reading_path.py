@@ -13,8 +13,7 @@ import posixpath
 from dataclasses import dataclass
 
 from gpu_glossary.glossary import Glossary
-from gpu_glossary.page import front_matter_block
-from gpu_glossary.site.generated_pages import escape_markdown
+from gpu_glossary.site.generated_pages import escape_markdown, generated_front_matter
 from gpu_glossary.site.i18n import strings
 
 PATH_PAGE = "path.md"
@@ -38,29 +37,31 @@ def stops_by_page(stops: list[str]) -> dict[str, Stop]:
 def path_page(glossary: Glossary, lang: str, stops: list[str]) -> str:
     """Markdown of the path page: each stop numbered, with its summary."""
     words = strings(lang)
-    out = [front_matter_block({"title": words["path_title"], "summary": words["path_summary"]}), "\n"]
+    out = [generated_front_matter(words["path_title"], words["path_summary"])]
     out.append(words["path_intro"] + "\n\n")
-    colon = "：" if lang == "zh" else ": "
     for rel in stops:
         page = glossary.require_resolved_page(lang, rel)
-        out.append(f"1. **[{escape_markdown(page.title)}]({rel})**{colon}{escape_markdown(page.summary)}\n")
+        out.append(f"1. **[{escape_markdown(page.title)}]({rel})**{words['colon']}{escape_markdown(page.summary)}\n")
     return "".join(out)
 
 
 def marker(glossary: Glossary, lang: str, rel: str, stop: Stop) -> dict:
     """What the theme shows on a stop: where it stands, and links to its neighbours."""
 
+    here = posixpath.dirname(rel.removesuffix(".md") + "/")
+
+    def href(target: str) -> str:
+        return posixpath.relpath(target.removesuffix(".md") + "/", here) + "/"
+
     def link(target: str | None) -> dict | None:
         if target is None:
             return None
-        href = posixpath.relpath(target.removesuffix(".md") + "/", posixpath.dirname(rel.removesuffix(".md") + "/"))
-        return {"href": href + "/", "title": glossary.require_resolved_page(lang, target).title}
+        return {"href": href(target), "title": glossary.require_resolved_page(lang, target).title}
 
-    path_href = posixpath.relpath("path/", posixpath.dirname(rel.removesuffix(".md") + "/")) + "/"
     return {
         "position": stop.position,
         "total": stop.total,
-        "page": path_href,
+        "page": href(PATH_PAGE),
         "previous": link(stop.previous),
         "next": link(stop.next),
     }

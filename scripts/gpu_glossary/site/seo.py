@@ -14,6 +14,7 @@ from typing import Any
 
 from gpu_glossary.glossary import LANGUAGES
 from gpu_glossary.page import Page
+from gpu_glossary.site.search_index import term_names
 
 LOCALES = {"en": "en_US", "zh": "zh_CN"}
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -31,13 +32,6 @@ def first_sentence(body: str) -> str:
     return ""
 
 
-def _names(model: Page, english: Page | None) -> list[str]:
-    names = [model.title, model.abbreviation, *(model.meta.get("aliases") or [])]
-    if english is not None:
-        names.append(english.title)
-    return [str(n).casefold() for n in names if n]
-
-
 def question_title(model: Page, english: Page | None, lang: str) -> str | None:
     """ "What is a warp?" for a term page whose first sentence opens "A warp is"; None when the
     sentence is shaped otherwise or the page is not a term."""
@@ -53,7 +47,7 @@ def question_title(model: Page, english: Page | None, lang: str) -> str | None:
         space = " " if title[:1].isascii() else ""  # a space between Chinese and Latin letters or digits
         return f"什么是{space}{title}？" if rest.startswith("是") else None
     match = _ENGLISH_SUBJECT.match(sentence)
-    if not match or match.group("noun").casefold() not in _names(model, english):
+    if not match or match.group("noun").casefold() not in {name.casefold() for name in term_names(model, english)}:
         return None
     noun = match.group("noun")
     first_word = noun.split()[0]

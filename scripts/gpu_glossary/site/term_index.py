@@ -62,14 +62,14 @@ def with_referenced_by(markdown: str, rel: str, referrers: list[str], glossary: 
     groups: dict[str, list[str]] = defaultdict(list)
     for source in referrers:
         link = posixpath.relpath(source, posixpath.dirname(rel) or ".")
-        title = glossary.require_resolved_page(lang, source).title
-        groups[source.split("/")[0] if "/" in source else ""].append(f"[{escape_markdown(title)}]({link})")
+        page = glossary.require_resolved_page(lang, source)
+        groups[page.section or ""].append(f"[{escape_markdown(page.title)}]({link})")
+    words = strings(lang)
+    separator = "、" if lang == "zh" else ", "
     lines = []
     for section in sorted(groups, key=lambda s: SECTIONS.index(s) if s in SECTIONS else -1):
         index = glossary.resolved_page(lang, f"{section}/index.md") if section else None
-        name = index.title if index is not None else strings(lang)["overview"]
-        separator = "、" if lang == "zh" else ", "
-        colon = "：" if lang == "zh" else ": "
-        lines.append(f"- **{escape_markdown(name)}**{colon}{separator.join(groups[section])}")
-    heading = f"## {strings(lang)['referenced_by']} {{#referenced-by data-search-exclude}}"
+        name = index.title if index is not None else words["overview"]
+        lines.append(f"- **{escape_markdown(name)}**{words['colon']}{separator.join(groups[section])}")
+    heading = f"## {words['referenced_by']} {{#referenced-by data-search-exclude}}"
     return markdown.rstrip() + f"\n\n{heading}\n\n" + "\n".join(lines) + "\n"
