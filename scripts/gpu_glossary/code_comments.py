@@ -55,8 +55,11 @@ def _pieces(code: str, lang: str) -> tuple[tuple[bool, str], ...]:
     """The block as (is it a comment, text) pieces, in order, together exactly the block; code
     between two comments is one piece. Lexing is most of what listing or checking the examples
     costs, so the pieces are kept on disk too, under the block, its language and the lexer."""
+    lexer = _lexer(lang)
+    if lexer is None:
+        return ((False, code),)  # not a commented language: one piece of code, nothing to lex or keep
     key = [_lexer_fingerprint(), lang.lower(), code]
-    return tuple((bool(comment), text) for comment, text in memoize("code-comments", key, lambda: _lex(code, lang)))
+    return tuple((bool(comment), text) for comment, text in memoize("code-comments", key, lambda: _lex(code, lexer)))
 
 
 @cache
@@ -64,10 +67,7 @@ def _lexer_fingerprint() -> str:
     return fingerprint(["pygments"], [sys.modules[__name__]])
 
 
-def _lex(code: str, lang: str) -> list[tuple[bool, str]]:
-    lexer = _lexer(lang)
-    if lexer is None:
-        return [(False, code)]  # not a commented language: one piece of code
+def _lex(code: str, lexer: Lexer) -> list[tuple[bool, str]]:
     if code.endswith("\n"):
         tokens = list(lexer.get_tokens(code))
     else:
