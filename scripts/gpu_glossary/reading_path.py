@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import yaml
 
+from gpu_glossary.fast_yaml import compose_and_load
 from gpu_glossary.glossary import SOURCE_LANG, Glossary
 from gpu_glossary.page import Problem
 
@@ -21,18 +22,17 @@ def load_path(glossary: Glossary) -> tuple[list[str], list[Problem]]:
     if not path.is_file():
         return [], []
     display = f"glossary/{PATH_FILE}"
-    lines = path.read_text(encoding="utf-8").splitlines()
     try:
-        entries = yaml.safe_load("\n".join(lines)) or []
+        node, entries = compose_and_load(path.read_text(encoding="utf-8"))
+        entries = entries or []
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
         return [], [Problem(display, line, "error", f"not valid YAML: {exc}")]
     if not isinstance(entries, list):
         return [], [Problem(display, 1, "error", "must be a list of page paths, one `- section/page.md` per line")]
     stops, problems = [], []
-    item_lines = [n for n, text in enumerate(lines, 1) if text.lstrip().startswith("-")]  # one per entry
     for index, entry in enumerate(entries):
-        line = item_lines[index] if index < len(item_lines) else 1
+        line = node.value[index].start_mark.line + 1 if isinstance(node, yaml.SequenceNode) else 1
         if not isinstance(entry, str) or glossary.page(SOURCE_LANG, entry) is None:
             problems.append(Problem(display, line, "error", f"'{entry}' is not a page in glossary/{SOURCE_LANG}"))
         elif entry in stops:
