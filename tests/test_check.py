@@ -179,7 +179,7 @@ def test_chinese_page_without_english_page():
 
 # -- the command line ------------------------------------------------------------------
 @pytest.fixture
-def small(tmp_path, monkeypatch) -> Path:
+def cli_project(tmp_path, monkeypatch) -> Path:
     """The small project (tests/helpers.py), its warp page given sections; the command line
     runs from inside it."""
     root = small_project(tmp_path / "project")
@@ -201,7 +201,7 @@ def cli(*args: str, env: dict[str, str] | None = None):
     return CliRunner().invoke(cli_main, list(args), env=env, catch_exceptions=False)
 
 
-def test_a_project_without_mistakes_passes_the_check(small):
+def test_a_project_without_mistakes_passes_the_check(cli_project):
     result = cli("check")
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "0 error(s), 0 warning(s)\n")
 
@@ -224,8 +224,8 @@ def test_a_project_without_mistakes_passes_the_check(small):
         ),
     ],
 )
-def test_malformed_pages_never_crash_the_cli(small, content, error):
-    (small / "glossary/en/perf/malformed.md").write_bytes(content)
+def test_malformed_pages_never_crash_the_cli(cli_project, content, error):
+    (cli_project / "glossary/en/perf/malformed.md").write_bytes(content)
     result = cli("check")
     assert result.exit_code == 1
     assert [line for line in result.stdout.split("\n") if ": error: " in line] == [
@@ -233,8 +233,8 @@ def test_malformed_pages_never_crash_the_cli(small, content, error):
     ]
 
 
-def test_cli_exit_codes_and_github_annotations(small):
-    (small / "glossary/en/perf/beta.md").write_text(page("```\nplain\n```", title="Beta"), encoding="utf-8")
+def test_cli_exit_codes_and_github_annotations(cli_project):
+    (cli_project / "glossary/en/perf/beta.md").write_text(page("```\nplain\n```", title="Beta"), encoding="utf-8")
     result = cli("check", env={"GITHUB_ACTIONS": "true"})
     assert result.exit_code == 1
     message = "code fence has no language: write ```cuda, ```python, ```text, ```console …"
@@ -256,23 +256,23 @@ def test_annotation_escapes_newlines():
     )
 
 
-def test_stamp_marks_a_translation_current(small):
-    english = small / WARP_EN
+def test_stamp_marks_a_translation_current(cli_project):
+    english = cli_project / WARP_EN
     english.write_text(english.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
-    assert load_glossary(small).translation_status("zh", "device-software/warp.md") == "stale"
+    assert load_glossary(cli_project).translation_status("zh", "device-software/warp.md") == "stale"
     result = cli("stamp", WARP_ZH)
     assert result.exit_code == 0, result.stderr
-    assert load_glossary(small).translation_status("zh", "device-software/warp.md") == "current"
+    assert load_glossary(cli_project).translation_status("zh", "device-software/warp.md") == "current"
     refused = cli("stamp", WARP_EN)
     assert refused.exit_code == 1
-    assert refused.stderr == f"{small / WARP_EN}: error: not a translated page (English pages carry no hash)\n"
+    assert refused.stderr == f"{cli_project / WARP_EN}: error: not a translated page (English pages carry no hash)\n"
 
 
-def test_stamp_records_section_hashes_only_where_the_sections_line_up(small):
-    chinese = small / WARP_ZH
+def test_stamp_records_section_hashes_only_where_the_sections_line_up(cli_project):
+    chinese = cli_project / WARP_ZH
     original = chinese.read_text(encoding="utf-8")
     assert cli("stamp", WARP_ZH).exit_code == 0
-    glossary = load_glossary(small)
+    glossary = load_glossary(cli_project)
     recorded = recorded_hashes(glossary.page("zh", "device-software/warp.md"))
     assert recorded and recorded == section_hashes(glossary.page("en", "device-software/warp.md"))
     stamped = chinese.read_text(encoding="utf-8").split("\n")
@@ -281,7 +281,7 @@ def test_stamp_records_section_hashes_only_where_the_sections_line_up(small):
     ]  # nothing else touched
     chinese.write_text(chinese.read_text(encoding="utf-8") + "\n## 多出的一节 {#extra}\n\n手写。\n", encoding="utf-8")
     assert cli("stamp", WARP_ZH).exit_code == 0  # a hand-made section the English page lacks: no section hashes
-    assert SECTION_HASHES_KEY not in load_glossary(small).page("zh", "device-software/warp.md").meta
+    assert SECTION_HASHES_KEY not in load_glossary(cli_project).page("zh", "device-software/warp.md").meta
 
 
 # -- a translation's code, and limits no page may pass -------------------------------------

@@ -258,11 +258,10 @@ def test_edits_in_each_language_are_served(live_site):
     assert "Alpha now precedes" in fetch(url + "perf/alpha/")  # the English site stayed
 
 
-@pytest.mark.build
-def test_edits_made_during_the_first_build_and_during_a_rebuild_are_served(tmp_path):
+def test_edits_made_during_the_first_build_and_during_a_rebuild_are_served(small):
     """Each edit lands after the builder has read the pages and before its build ends: the
     moment an edit used to be lost."""
-    root = small_project(tmp_path / "project")
+    root = small
     live = LivePreview(root, root / "site", "", log=lambda message: None)
     server = serve_in_background(root / "site", live=live)
     url = live.site_url = f"http://127.0.0.1:{server.server_address[1]}/"

@@ -120,11 +120,10 @@ def test_a_page_s_edit_is_checked_and_so_are_links_into_it_when_its_headings_cha
     builder._check(builder.plan({alpha}))
 
 
-@pytest.mark.build
-def test_the_preview_site_is_the_site_a_whole_build_makes(tmp_path):
+def test_the_preview_site_is_the_site_a_whole_build_makes(small, tmp_path):
     """Page by page, through edits of both languages, a new link, a failed round and a title
     change: every file of the served site is byte for byte what a whole build writes."""
-    root = small_project(tmp_path / "project")
+    root = small
     en, zh = root / "glossary/en", root / "glossary/zh"
     builder = PreviewBuilder(root, root / "site", ADDRESS)
     try:
@@ -163,9 +162,8 @@ def test_the_preview_site_is_the_site_a_whole_build_makes(tmp_path):
     assert "Beta 在后" in (preview / "zh/perf/beta/index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.build
-def test_after_a_worker_dies_the_next_round_builds_whole_again(tmp_path):
-    root = small_project(tmp_path / "project")
+def test_after_a_worker_dies_the_next_round_builds_whole_again(small):
+    root = small
     builder = PreviewBuilder(root, root / "site", ADDRESS)
     try:
         builder(None)
