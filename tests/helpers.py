@@ -64,6 +64,9 @@ CHROMIUM_FLAGS = [
 ]
 
 
+PHONE = {"width": 390, "height": 844}  # a phone's viewport, in CSS pixels
+
+
 class QuietNetwork:
     """Waits, like Playwright's "networkidle", until a page has loaded and no request of it has
     been in flight for half a second, counted from the page's own request events, so the count
@@ -99,6 +102,13 @@ class QuietNetwork:
             # wait for the rest of the quiet time at once.
             rest = 0.05 if self.pending else self.QUIET - (time.monotonic() - self.last_change)
             self.page.wait_for_timeout(max(rest, 0.01) * 1000)
+
+
+def load(tab, url: str) -> None:
+    """Open `url` and wait until the page has loaded and its network is quiet."""
+    quiet = QuietNetwork(tab)
+    tab.goto(url)
+    quiet.wait()
 
 
 def type_query(box, query: str) -> None:
@@ -145,6 +155,23 @@ def open_language_menu_and_pick(tab, lang: str, url: str | None = None) -> None:
     )
     with tab.expect_navigation(url=url):
         tab.click(link)
+
+
+def edit(path: Path, old: str, new: str) -> Path:
+    """Replace `old`, which must be there, with `new` in the file at `path`."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, path
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def cli(*args: str, env: dict[str, str] | None = None):
+    """`gpu-glossary ARGS` in this process: its exit code, stdout and stderr; an exception fails the test."""
+    from click.testing import CliRunner
+
+    from gpu_glossary.cli import main
+
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
 
 
 def on_a_thread_of_its_own(function, timeout: float):

@@ -6,11 +6,9 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from helpers import ROOT, QuietNetwork, open_language_menu_and_pick, type_query, wait_for_search
+from helpers import PHONE, ROOT, QuietNetwork, load, open_language_menu_and_pick, type_query, wait_for_search
 
 from gpu_glossary.glossary import load_glossary
-
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -214,9 +212,7 @@ def test_the_policy_stops_script_that_is_not_ours(site, page, keep_policy):
         "window.__violations = []; document.addEventListener('securitypolicyviolation', "
         "e => window.__violations.push(e.violatedDirective))"
     )
-    quiet = QuietNetwork(page)
-    page.goto(url)
-    quiet.wait()
+    load(page, url)
     assert page.evaluate("() => typeof __md_scope") == "object"  # Material's inline script ran (by hash)
     assert page.evaluate("() => document.documentElement.classList.contains('js')")  # Material's bundle ran
     if keep_policy:

@@ -9,11 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT, checker_messages, small_project
+from helpers import ROOT, cli, small_project
+from helpers import checker_messages as problems
 
 from gpu_glossary.check import github_annotation, run_check
-from gpu_glossary.cli import main as cli_main
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.page import Problem, source_hash, with_source_hash
 from gpu_glossary.translate.sections import SECTION_HASHES_KEY, recorded_hashes, section_hashes
@@ -24,12 +23,6 @@ WARP_ZH = "glossary/zh/device-software/warp.md"
 
 def page(body: str, title: str = "Test term", summary: str = "A test.") -> str:
     return f"---\ntitle: {title}\nsummary: {summary}\n---\n\n{body}\n"
-
-
-def problems(texts: dict[str, str], severity: str = "error", **where) -> list[str]:
-    """The checker's messages about a glossary of `texts` (the sanitizer's verdict on rendered
-    HTML aside: test_sanitize.py has it)."""
-    return checker_messages(texts, severity, **where)
 
 
 def starting(found: list[str], prefix: str) -> list[str]:
@@ -194,11 +187,6 @@ def cli_project(tmp_path, monkeypatch) -> Path:
     zh.write_text(with_source_hash(zh.read_text(encoding="utf-8"), english), encoding="utf-8")
     monkeypatch.chdir(root)
     return root
-
-
-def cli(*args: str, env: dict[str, str] | None = None):
-    """`gpu-glossary ARGS` in this process: its exit code, stdout and stderr; an exception fails the test."""
-    return CliRunner().invoke(cli_main, list(args), env=env, catch_exceptions=False)
 
 
 def test_a_project_without_mistakes_passes_the_check(cli_project):

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 # What mypy must catch, each on a line marked with the error it expects.
 MYPY_PLANTED = """\

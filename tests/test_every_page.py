@@ -8,10 +8,15 @@ import re
 from collections import deque
 
 import pytest
-from helpers import DRAW_EVERY_BLOCK, IMAGES_IN_THE_ARTICLE, QuietNetwork, follow_system_scheme, image_problems
-
-PHONE = {"width": 390, "height": 844}
-
+from helpers import (
+    DRAW_EVERY_BLOCK,
+    IMAGES_IN_THE_ARTICLE,
+    PHONE,
+    ROOT,
+    QuietNetwork,
+    follow_system_scheme,
+    image_problems,
+)
 
 # Every attribute named on…, every javascript:/data:/vbscript: URL, and the page's CSP <meta>.
 SCRIPT_SURFACE = """() => ({
@@ -207,11 +212,8 @@ def test_every_page_has_a_policy_that_runs_only_our_scripts(every_page_on_a_phon
         assert directives["base-uri"] == "'self'" and "unsafe" not in found["policies"][0], url
 
 
-def expected_summary(site, url: str) -> tuple[str, str]:
+def expected_summary(site, glossary, url: str) -> tuple[str, str]:
     """The language and summary of the page at `url`: its page model's, or a generated page's."""
-    from helpers import ROOT
-
-    from gpu_glossary.glossary import load_glossary
     from gpu_glossary.site.i18n import strings
 
     path = url.removeprefix(site.url)
@@ -221,15 +223,17 @@ def expected_summary(site, url: str) -> tuple[str, str]:
     if path in generated:
         return lang, strings(lang)[generated[path]]
     rel = "index.md" if not path else f"{path}/index.md" if "/" not in path else f"{path}.md"
-    return lang, load_glossary(ROOT).resolved_page(lang, rel).summary
+    return lang, glossary.resolved_page(lang, rel).summary
 
 
 def test_every_page_describes_itself_by_its_summary_to_search_engines_and_chat_apps(site, every_page_on_a_phone):
     """<meta name=description>, og:description and twitter:description are the page's own summary,
     in its language; og:title is the <title> without the site's name; og:locale is the language."""
-    wrong = []
+    from gpu_glossary.glossary import load_glossary
+
+    glossary, wrong = load_glossary(ROOT), []
     for url, meta in every_page_on_a_phone["metas"].items():
-        lang, summary = expected_summary(site, url)
+        lang, summary = expected_summary(site, glossary, url)
         for key in ("description", "og:description", "twitter:description"):
             if meta.get(key) != summary:
                 wrong.append(f"{url}: {key} = {meta.get(key)!r}, summary {summary!r}")

@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import cli
 
 from gpu_glossary.glossary import load_glossary
 from gpu_glossary.images.links import (
@@ -285,15 +286,11 @@ def test_localize_downloads_checks_and_rewrites(project, image_server):
 
 
 def test_images_cli_check_exit_code(project, monkeypatch):
-    from click.testing import CliRunner
-
-    from gpu_glossary.cli import main
-
     monkeypatch.chdir(project)
-    ok = CliRunner().invoke(main, ["images", "--check"], catch_exceptions=False)
+    ok = cli("images", "--check")
     assert ok.exit_code == 0, ok.stdout
     write(project, "en/perf/pictures.md", "![](../images/none.svg)")
-    bad = CliRunner().invoke(main, ["images"], catch_exceptions=False)
+    bad = cli("images")
     assert bad.exit_code == 1
     assert "glossary/en/perf/pictures.md:6: error: image '../images/none.svg' has no alt text" in bad.stdout, bad.stdout
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "gpu_glossary"
+from helpers import ROOT
+
+PACKAGE = ROOT / "scripts" / "gpu_glossary"
 CORE_MODULES = {
     "",  # the package's __init__
     "atomic",

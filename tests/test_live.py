@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import small_project
+from helpers import edit, small_project
 
 from gpu_glossary.site.build import SiteBuildError
 from gpu_glossary.site.live import LivePreview
@@ -236,12 +236,6 @@ def live_site(tmp_path):
     yield root, url, live
     stop.set()
     server.shutdown()
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, path
-    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def test_edits_in_each_language_are_served(live_site):

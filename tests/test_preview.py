@@ -6,20 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import small_project
+from helpers import edit, small_project
 
 from gpu_glossary.glossary import LANGUAGES, load_glossary
 from gpu_glossary.site.build import SiteBuildError, build_site
 from gpu_glossary.site.preview import PreviewBuilder
 
 ADDRESS = "http://127.0.0.1:9/"
-
-
-def edit(path: Path, old: str, new: str) -> Path:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, path
-    path.write_text(text.replace(old, new), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -5,9 +5,8 @@ the skip link and the Chinese 404 page."""
 from __future__ import annotations
 
 import pytest
-from helpers import QuietNetwork, open_language_menu_and_pick
+from helpers import PHONE, load, open_language_menu_and_pick
 
-PHONE = {"width": 390, "height": 844}
 # The words of the code in a table's cells that a line break splits.
 WORDS_ON_TWO_LINES = """t => [...t.querySelectorAll('td code')].flatMap(code => {
     const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), out = [];
@@ -32,12 +31,6 @@ def phone(browser):
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
     yield context.new_page()
     context.close()
-
-
-def load(tab, url: str) -> None:
-    quiet = QuietNetwork(tab)
-    tab.goto(url)
-    quiet.wait()
 
 
 @pytest.mark.parametrize("prefix", ["", "zh/"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from helpers import ROOT, QuietNetwork, wait_for_search
+from helpers import ROOT, load, wait_for_search
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from search_benchmark import load_queries, run_queries  # noqa: E402
@@ -43,9 +43,7 @@ def test_query_set_hit_rates_hold_their_floor(site, tab, lang):
 def test_a_pasted_error_message_is_searched_without_a_key_press(site, tab, prefix):
     """A paste with the mouse or by touch fires `input` and no key event; the error's page comes
     first, linked to the section that quotes it, and the words are marked on that page."""
-    quiet = QuietNetwork(tab)
-    tab.goto(site.url + prefix + "device-software/warp/")
-    quiet.wait()
+    load(tab, site.url + prefix + "device-software/warp/")
     box = tab.locator("form[data-gg-search] input")
     box.click()  # as a reader's right click or long press before "Paste"
     tab.evaluate(
