@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from gpu_glossary.glossary import SOURCE_LANG, load_glossary  # noqa: E402
-from gpu_glossary.page import resolve_link, with_front_matter, with_source_hash  # noqa: E402
+from gpu_glossary.page import resolve_link, source_hash, with_front_matter, with_source_hash  # noqa: E402
 
 PROJECT_FILES = ("mkdocs.yml", "mkdocs.zh.yml", "overrides", "glossary")
 
@@ -33,7 +33,7 @@ def scaled_copy(target: Path, factor: float, source: Path = ROOT) -> Path:
     for name in PROJECT_FILES:
         (shutil.copytree if (source / name).is_dir() else shutil.copy2)(source / name, target / name)
     glossary = load_glossary(target)
-    terms = [page for page in glossary.term_pages(SOURCE_LANG)]
+    terms = glossary.term_pages(SOURCE_LANG)
     extra = round((factor - 1) * len(terms))
     planned = [(terms[number % len(terms)], 2 + number // len(terms)) for number in range(extra)]
     copied = {(original.rel, copy_number) for original, copy_number in planned}
@@ -49,7 +49,7 @@ def scaled_copy(target: Path, factor: float, source: Path = ROOT) -> Path:
                 continue
             text = _copied(translated, f"{translated.title}（副本 {copy_number}）", copy_number, copied)
             if glossary.translation_status(lang, original.rel) == "current":
-                text = with_source_hash(text, _hash(english_text))
+                text = with_source_hash(text, source_hash(english_text))
             (glossary.lang_dir(lang) / rel).write_text(text, encoding="utf-8")
     config = target / "mkdocs.yml"
     lines = []
@@ -74,16 +74,10 @@ def _copied(page, title: str, copy_number: int, copied: set[tuple[str, int]]) ->
         target = match.group(2)
         if (resolve_link(page.rel, target), copy_number) not in copied:
             return match.group(0)
-        return match.group(1) + target.removesuffix(".md") + f"-x{copy_number}.md"
+        return match.group(1) + _copy_rel(target, copy_number)
 
     text = _LINK.sub(relink, page.text)
     return with_front_matter(text, {"title": title, "abbreviation": None, "aliases": None})
 
 
 _LINK = re.compile(r"(\]\(\s*)([^)#\s:]+\.md)(?=[#)\s])")
-
-
-def _hash(text: str) -> str:
-    from gpu_glossary.page import source_hash
-
-    return source_hash(text)

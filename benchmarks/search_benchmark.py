@@ -33,6 +33,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' wait for a loaded page
+
+from helpers import load  # noqa: E402
 
 from gpu_glossary import fast_yaml  # noqa: E402
 from gpu_glossary.site.build import build_site  # noqa: E402
@@ -158,8 +161,7 @@ def first_search(browser, base: str, prefix: str, query: str) -> dict:
     tab = context.new_page()
     fetched = []
     tab.on("requestfinished", lambda r: fetched.append(r))
-    tab.goto(base + prefix + "device-software/warp/")
-    tab.wait_for_load_state("networkidle")
+    load(tab, base + prefix + "device-software/warp/")
     tab.wait_for_timeout(500)
     fetched.clear()
     box = SearchBox(tab)

@@ -259,8 +259,6 @@ class ServedSite:
 
     def page_urls(self, lang_prefix: str = "") -> list[str]:
         """Every page of one language, from its sitemap, at the address it is served on."""
-        import re
-
         sitemap = (self.dir / lang_prefix / "sitemap.xml").read_text(encoding="utf-8")
         return [self.url + loc.removeprefix(self.built_for) for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
 
