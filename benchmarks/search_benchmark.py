@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' wait for a loaded 
 from helpers import load  # noqa: E402
 
 from gpu_glossary import fast_yaml  # noqa: E402
+from gpu_glossary.glossary import GENERATED_PAGES  # noqa: E402
 from gpu_glossary.site.build import build_site  # noqa: E402
 from gpu_glossary.site.serve import serve_in_background  # noqa: E402
 
@@ -74,7 +75,7 @@ def page_of(href: str, prefix: str) -> str:
     path = urlsplit(href).path.lstrip("/").removeprefix(prefix).rstrip("/")
     if not path:
         return "index.md"
-    if "/" not in path and path not in ("terms", "terminology"):  # a section's overview
+    if "/" not in path and path + ".md" not in GENERATED_PAGES:  # a section's overview
         return path + "/index.md"
     return path + ".md"
 
